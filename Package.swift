@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers, bottom to top (data flows tree → scanner → model → catalogue → view):
+//   SystemCalls   thin typed wrappers over Linux calls (listing, stat, xattr, bounded reads)
+//   BundleModel   the rules of BUNDLES.md: parsing, recognition, localization, display names
+//   Scanner       the parallel walk that turns a tree into model records
+//   Catalogue     the SQLite store (GRDB): schema, migrations, writes, queries
+//   Indexer       scanner → catalogue: initial and incremental index runs
+//   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "bundlefs",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bundlefs", targets: ["bundlefs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "CSystemShims"),
+        .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
+        .target(name: "BundleModel", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .target(name: "Scanner", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(
+            name: "Catalogue",
+            dependencies: ["BundleModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+        .target(name: "Indexer", dependencies: ["Scanner", "Catalogue", "BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(
+            name: "BundleFSCommands",
+            dependencies: [
+                "Indexer", "Catalogue", "BundleModel", "SystemCalls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "bundlefs", dependencies: ["BundleFSCommands"], swiftSettings: strict),
+        .executableTarget(
+            name: "bundlefs-bench",
+            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures"],
+            swiftSettings: strict),
+        // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
+        .target(name: "Fixtures", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .testTarget(
+            name: "BundleModelTests", dependencies: ["BundleModel", "SystemCalls", "Fixtures", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IndexTests",
+            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "Fixtures", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CommandTests", dependencies: ["TestSupport", "Fixtures"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["SystemCalls"], path: "Tests/TestSupport", swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,99 @@
+import SystemCalls
+
+/// Everything bundlefs knows about one bundle or package, independent of the user's languages.
+/// Language-dependent values (display name, localized Info values) are derived on demand.
+public struct BundleRecord: Sendable, Equatable {
+    /// Absolute path (file-system bytes carried as described in `FileNameCoding`).
+    public var path: String
+    /// The real name on disk: the last path component.
+    public var name: String { Paths.lastComponent(path) }
+    public var packageReasons: PackageReasons = []
+    public var isPackage: Bool { !packageReasons.isEmpty }
+    public var isBundle = false
+    public var layout: LayoutKind?
+    public var kind = "document"
+    /// The Info file, relative to the bundle (`Contents/Info.plist`).
+    public var infoFile: String?
+    public var infoFormat: PlistFormat?
+    /// The raw Info dictionary; empty when there is none or it could not be read.
+    public var info: [String: PlistValue] = [:]
+    /// The resources directory relative to the bundle (`Contents/Resources`), when a bundle.
+    public var resourcesDirectory: String?
+    /// Real lproj names, without `.lproj`, sorted.
+    public var localizations: [String] = []
+    /// InfoPlist.strings tables by lproj name; `""` is a global `Resources/InfoPlist.strings`.
+    /// A file that exists but could not be read is present with no entries.
+    public var infoPlistStrings: [String: [String: String]] = [:]
+    /// Absolute path of the executable, when it exists.
+    public var executable: String?
+    public var documentTypes: [DocumentType] = []
+    public var typeDeclarations: [TypeDeclaration] = []
+    /// The Finder flags word, when Finder info was found.
+    public var finderFlags: UInt16?
+    public var finderInfoSource: FinderInfoSource?
+    /// Problems that make the bundle unsound, and lesser ones, as one-line messages.
+    public var errors: [String] = []
+    public var warnings: [String] = []
+    /// The files and directories this record was read from, to notice later changes cheaply.
+    public var stamps: [FileStamp] = []
+
+    public init(path: String) { self.path = path }
+
+    public var infoDictionary: InfoDictionary { InfoDictionary(info) }
+    public var identifier: String? { infoDictionary.identifier }
+    public var version: String? { infoDictionary.version }
+    public var shortVersion: String? { infoDictionary.shortVersion }
+    public var developmentRegion: String? { infoDictionary.developmentRegion }
+    public var numericVersion: UInt32 { version.map(BundleVersion.packed) ?? 0 }
+    public var lowercasedExtension: String? { FileNames.lowercasedExtension(name) }
+    public var isApplication: Bool { kind == "application" }
+    /// The Finder's hidden-extension flag (`fi[9] & 0x10`, rule 17).
+    public var extensionHidden: Bool { (finderFlags ?? 0) & 0x0010 != 0 }
+
+    /// The chooser for this bundle's localizations (rules 10 and 11).
+    public var localizationChooser: LocalizationChooser {
+        LocalizationChooser(
+            lprojNames: localizations, declaredLocalizations: infoDictionary.declaredLocalizations,
+            developmentRegion: developmentRegion)
+    }
+
+    /// The InfoPlist.strings table the bundle search pattern picks (rule 12): the global one, else
+    /// the first chosen localization that has the file.
+    public func chosenInfoPlistStrings(for languages: [LanguageTag]) -> [String: String]? {
+        if let global = infoPlistStrings[""] { return global }
+        for lproj in localizationChooser.lprojSearchOrder(for: languages) {
+            if let table = infoPlistStrings[lproj] { return table }
+        }
+        return nil
+    }
+
+    /// Rule 13: the localized value of an Info key, else its Info.plist value.
+    public func localizedString(_ key: String, for languages: [LanguageTag]) -> String? {
+        chosenInfoPlistStrings(for: languages)?[key] ?? infoDictionary.string(key)
+    }
+
+    /// The name the Finder shows for the user's languages (rules 16 and 17), not yet made safe
+    /// for a file system (see `DisplayNames.sanitized`).
+    public func displayName(for languages: [LanguageTag]) -> String {
+        DisplayNames.forItem(
+            realName: name, nameInInfo: infoDictionary.nameForDisplay,
+            localizedDisplayName: localizedString("CFBundleDisplayName", for: languages),
+            extensionHidden: extensionHidden)
+    }
+}
+
+/// What a file looked like when it was read: enough to tell cheaply whether it changed since.
+public struct FileStamp: Sendable, Hashable, Codable {
+    /// Relative to the bundle directory.
+    public var path: String
+    public var changeTime: Int64
+    public var size: Int64
+    public var inode: UInt64
+
+    public init(path: String, changeTime: Int64, size: Int64, inode: UInt64) {
+        self.path = path
+        self.changeTime = changeTime
+        self.size = size
+        self.inode = inode
+    }
+}

@@ -1,0 +1,151 @@
+/// One entry of an application's CFBundleDocumentTypes.
+public struct DocumentType: Sendable, Hashable, Codable {
+    public var name: String?
+    public var role: String?
+    /// Lower-cased extensions from CFBundleTypeExtensions, without `*` and leading dots.
+    public var extensions: [String]
+    /// LSItemContentTypes.
+    public var contentTypes: [String]
+    /// LSTypeIsPackage (true, 1, YES, true all count).
+    public var isPackage: Bool
+
+    public init(name: String? = nil, role: String? = nil, extensions: [String], contentTypes: [String] = [], isPackage: Bool) {
+        self.name = name
+        self.role = role
+        self.extensions = extensions
+        self.contentTypes = contentTypes
+        self.isPackage = isPackage
+    }
+
+    /// The entries of CFBundleDocumentTypes; malformed entries are skipped.
+    public static func parse(_ info: InfoDictionary) -> [DocumentType] {
+        (info.raw["CFBundleDocumentTypes"]?.array ?? []).compactMap { entry in
+            guard let dictionary = entry.dictionary else { return nil }
+            return DocumentType(
+                name: dictionary["CFBundleTypeName"]?.string,
+                role: dictionary["CFBundleTypeRole"]?.string,
+                extensions: normalizedExtensions(dictionary["CFBundleTypeExtensions"]?.stringList ?? []),
+                contentTypes: dictionary["LSItemContentTypes"]?.stringList ?? [],
+                isPackage: dictionary["LSTypeIsPackage"]?.isTruthy ?? false)
+        }
+    }
+
+    static func normalizedExtensions(_ values: [String]) -> [String] {
+        var result: [String] = []
+        for value in values {
+            var ext = Substring(value.trimmingSpaces)
+            while ext.hasPrefix(".") { ext = ext.dropFirst() }
+            let lowered = ext.lowercased()
+            if lowered.isEmpty || lowered.contains("*") || lowered.contains("/") || result.contains(lowered) { continue }
+            result.append(lowered)
+        }
+        return result
+    }
+}
+
+/// A uniform type declaration from UTExportedTypeDeclarations or UTImportedTypeDeclarations.
+public struct TypeDeclaration: Sendable, Hashable, Codable {
+    public var identifier: String
+    public var conformsTo: [String]
+    /// Lower-cased `public.filename-extension` tags.
+    public var extensions: [String]
+    public var exported: Bool
+
+    public init(identifier: String, conformsTo: [String], extensions: [String], exported: Bool) {
+        self.identifier = identifier
+        self.conformsTo = conformsTo
+        self.extensions = extensions
+        self.exported = exported
+    }
+
+    public static func parse(_ info: InfoDictionary) -> [TypeDeclaration] {
+        var declarations: [TypeDeclaration] = []
+        for (key, exported) in [("UTExportedTypeDeclarations", true), ("UTImportedTypeDeclarations", false)] {
+            for entry in info.raw[key]?.array ?? [] {
+                guard let dictionary = entry.dictionary, let identifier = dictionary["UTTypeIdentifier"]?.string else { continue }
+                let tags = dictionary["UTTypeTagSpecification"]?.dictionary?["public.filename-extension"]?.stringList ?? []
+                declarations.append(TypeDeclaration(
+                    identifier: identifier,
+                    conformsTo: dictionary["UTTypeConformsTo"]?.stringList ?? [],
+                    extensions: DocumentType.normalizedExtensions(tags),
+                    exported: exported))
+            }
+        }
+        return declarations
+    }
+}
+
+/// One extension an application claims as a package type, and how (rule 14).
+public struct PackageClaim: Sendable, Hashable, Codable {
+    public var applicationPath: String
+    public var ext: String
+    /// nil when claimed through CFBundleTypeExtensions with LSTypeIsPackage; else the type
+    /// identifier whose declaration conforms to `com.apple.package`.
+    public var contentType: String?
+
+    public init(applicationPath: String, ext: String, contentType: String?) {
+        self.applicationPath = applicationPath
+        self.ext = ext
+        self.contentType = contentType
+    }
+}
+
+/// Computes which extensions are claimed as package types by the catalogued applications (rule 14).
+/// Claims are global: any application's type declarations count for any other's document types.
+public enum ClaimResolver {
+    public struct Application: Sendable {
+        public var path: String
+        public var documentTypes: [DocumentType]
+        public var typeDeclarations: [TypeDeclaration]
+
+        public init(path: String, documentTypes: [DocumentType], typeDeclarations: [TypeDeclaration]) {
+            self.path = path
+            self.documentTypes = documentTypes
+            self.typeDeclarations = typeDeclarations
+        }
+    }
+
+    public static let packageType = "com.apple.package"
+
+    public static func claims(of applications: [Application]) -> [PackageClaim] {
+        var declarations: [String: [TypeDeclaration]] = [:]
+        for application in applications {
+            for declaration in application.typeDeclarations {
+                declarations[declaration.identifier.lowercased(), default: []].append(declaration)
+            }
+        }
+        var memo: [String: Bool] = [:]
+        func conformsToPackage(_ type: String, visiting: inout Set<String>) -> Bool {
+            let key = type.lowercased()
+            if key == packageType { return true }
+            if let known = memo[key] { return known }
+            guard visiting.insert(key).inserted else { return false } // a conformance cycle
+            let result = (declarations[key] ?? []).contains { declaration in
+                declaration.conformsTo.contains { conformsToPackage($0, visiting: &visiting) }
+            }
+            visiting.remove(key)
+            memo[key] = result
+            return result
+        }
+        var claims = Set<PackageClaim>()
+        for application in applications {
+            for documentType in application.documentTypes {
+                if documentType.isPackage {
+                    for ext in documentType.extensions {
+                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil))
+                    }
+                }
+                for contentType in documentType.contentTypes {
+                    var visiting = Set<String>()
+                    guard conformsToPackage(contentType, visiting: &visiting) else { continue }
+                    for declaration in declarations[contentType.lowercased()] ?? [] {
+                        for ext in declaration.extensions {
+                            claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType))
+                        }
+                    }
+                }
+            }
+        }
+        return claims.sorted { ($0.ext, $0.applicationPath, $0.contentType ?? "") < ($1.ext, $1.applicationPath, $1.contentType ?? "") }
+    }
+}

@@ -1,0 +1,114 @@
+/// Version strings (BUNDLES.md rule 20): kept as written, packed into CFBundleGetVersionNumber's
+/// 32-bit form where they fit, and compared component by component for sorting.
+public enum BundleVersion {
+    public enum Order { case orderedAscending, orderedSame, orderedDescending }
+
+    /// The packed numeric version: major (two BCD digits) in the top byte, minor and bug-fix one
+    /// BCD digit each, then the stage (`d` 0x20, `a` 0x40, `b` 0x60, `f`/final 0x80) and a build
+    /// number 0...255. `2.1.0b7` → 0x02106007, `1.0` → 0x01008000; what does not fit → 0.
+    public static func packed(_ version: String) -> UInt32 {
+        let bytes = Array(version.utf8)
+        var index = 0
+        func digits(max: Int) -> [UInt8]? {
+            let start = index
+            while index < bytes.count, index - start < max + 1, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            let count = index - start
+            guard count >= 1, count <= max else { return nil }
+            return bytes[start..<index].map { $0 - 0x30 }
+        }
+        guard let major = digits(max: 2) else { return 0 }
+        var minor: UInt8 = 0, bugFix: UInt8 = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard let value = digits(max: 1) else { return 0 }
+            minor = value[0]
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard let value = digits(max: 1) else { return 0 }
+                bugFix = value[0]
+            }
+        }
+        var stage: UInt32 = 0x80
+        var build: UInt32 = 0
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "d"): stage = 0x20
+            case UInt8(ascii: "a"): stage = 0x40
+            case UInt8(ascii: "b"): stage = 0x60
+            case UInt8(ascii: "f"): stage = 0x80
+            default: return 0
+            }
+            index += 1
+            guard let value = digits(max: 3) else { return 0 }
+            build = value.reduce(0) { $0 * 10 + UInt32($1) }
+            guard build <= 255 else { return 0 }
+        }
+        guard index == bytes.count else { return 0 }
+        let majorBCD = major.count == 2 ? UInt32(major[0]) << 4 | UInt32(major[1]) : UInt32(major[0])
+        return majorBCD << 24 | UInt32(minor) << 20 | UInt32(bugFix) << 16 | stage << 8 | build
+    }
+
+    private enum Token: Equatable {
+        case number(String) // digits without leading zeros
+        case text(String)
+        case separator
+    }
+
+    private static func tokens(_ version: String) -> [Token] {
+        var result: [Token] = []
+        var current = ""
+        var currentIsNumber = false
+        func flush() {
+            guard !current.isEmpty else { return }
+            if currentIsNumber {
+                let trimmed = current.drop { $0 == "0" }
+                result.append(.number(trimmed.isEmpty ? "0" : String(trimmed)))
+            } else {
+                result.append(.text(current))
+            }
+            current = ""
+        }
+        for character in version {
+            if character == "." || character == "-" || character == "_" || character == " " {
+                flush()
+                result.append(.separator)
+            } else if character.isASCIIDigit != currentIsNumber, !current.isEmpty {
+                flush()
+                currentIsNumber = character.isASCIIDigit
+                current.append(character)
+            } else {
+                currentIsNumber = character.isASCIIDigit
+                current.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// Compares two version strings component by component, numbers numerically: `1.10` > `1.9`,
+    /// `1.0.1` > `1.0`, and a trailing text part marks a pre-release: `1.0` > `1.0b2` > `1.0b1`.
+    public static func compare(_ lhs: String, _ rhs: String) -> Order {
+        let left = tokens(lhs), right = tokens(rhs)
+        for (a, b) in zip(left, right) {
+            switch (a, b) {
+            case let (.number(x), .number(y)):
+                if x.count != y.count { return x.count < y.count ? .orderedAscending : .orderedDescending }
+                if x != y { return x < y ? .orderedAscending : .orderedDescending }
+            case let (.text(x), .text(y)):
+                if x != y { return x < y ? .orderedAscending : .orderedDescending }
+            case (.separator, .separator):
+                continue
+            case (.number, _): return .orderedDescending
+            case (_, .number): return .orderedAscending
+            case (.text, .separator): return .orderedAscending
+            case (.separator, .text): return .orderedDescending
+            }
+        }
+        if left.count == right.count { return .orderedSame }
+        let longerIsLeft = left.count > right.count
+        let extra = longerIsLeft ? left[right.count] : right[left.count]
+        let longerIsNewer: Bool
+        if case .text = extra { longerIsNewer = false } else { longerIsNewer = true }
+        return longerIsLeft == longerIsNewer ? .orderedDescending : .orderedAscending
+    }
+}

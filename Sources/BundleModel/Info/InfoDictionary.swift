@@ -1,0 +1,90 @@
+/// The Info dictionary keys bundlefs exposes (BUNDLES.md rule 8), read from the raw dictionary
+/// without ever trusting their types: a key of the wrong type reads as absent and is reported by
+/// `problems`.
+public struct InfoDictionary: Sendable, Equatable {
+    public let raw: [String: PlistValue]
+
+    public init(_ raw: [String: PlistValue]) { self.raw = raw }
+
+    public func string(_ key: String) -> String? { raw[key]?.string }
+
+    public var identifier: String? { string("CFBundleIdentifier") }
+    public var bundleName: String? { string("CFBundleName") }
+    public var displayName: String? { string("CFBundleDisplayName") }
+    public var version: String? { string("CFBundleVersion") }
+    public var shortVersion: String? { string("CFBundleShortVersionString") }
+    public var packageType: String? { string("CFBundlePackageType") }
+    public var signature: String? { string("CFBundleSignature") }
+    /// CFBundleExecutable, or GNUstep's NSExecutable.
+    public var executable: String? { string("CFBundleExecutable") ?? string("NSExecutable") }
+    public var developmentRegion: String? { string("CFBundleDevelopmentRegion") }
+    public var declaredLocalizations: [String] { raw["CFBundleLocalizations"]?.stringList ?? [] }
+    public var hasLocalizedDisplayName: Bool { raw["LSHasLocalizedDisplayName"]?.isTruthy ?? false }
+    public var copyright: String? { string("NSHumanReadableCopyright") }
+
+    /// The name Info.plist gives the bundle for rule 16: CFBundleDisplayName, else CFBundleName.
+    public var nameForDisplay: String? { displayName ?? bundleName }
+
+    static let stringKeys = [
+        "CFBundleIdentifier", "CFBundleName", "CFBundleDisplayName", "CFBundleVersion",
+        "CFBundleShortVersionString", "CFBundlePackageType", "CFBundleSignature", "CFBundleExecutable",
+        "NSExecutable", "CFBundleDevelopmentRegion", "NSHumanReadableCopyright",
+    ]
+
+    /// What is invalid about the exposed keys, as errors (the bundle is not sound) and warnings.
+    public func problems() -> (errors: [String], warnings: [String]) {
+        var errors: [String] = []
+        var warnings: [String] = []
+        for key in Self.stringKeys {
+            if let value = raw[key], value.string == nil {
+                warnings.append("\(key) is a \(value.typeName), not a string; ignored")
+            }
+        }
+        if let identifier {
+            if let reason = Self.identifierProblem(identifier) { errors.append(reason) }
+        }
+        for key in ["CFBundleDocumentTypes", "UTExportedTypeDeclarations", "UTImportedTypeDeclarations"] {
+            if let value = raw[key], value.array == nil {
+                warnings.append("\(key) is a \(value.typeName), not an array; ignored")
+            }
+        }
+        return (errors, warnings)
+    }
+
+    /// Why an identifier is invalid (it must be `[A-Za-z0-9.-]+`), or nil when it is valid.
+    public static func identifierProblem(_ identifier: String) -> String? {
+        if identifier.isEmpty { return "CFBundleIdentifier is empty" }
+        if identifier.contains("$(") || identifier.contains("${") {
+            return "CFBundleIdentifier \"\(identifier)\" holds an unexpanded build variable"
+        }
+        let valid = identifier.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
+        return valid ? nil : "CFBundleIdentifier \"\(identifier)\" has characters other than A-Z, a-z, 0-9, '.' and '-'"
+    }
+}
+
+/// Rule 9: what kind of thing a bundle or package is.
+public enum BundleKind {
+    static let byPackageType = ["APPL": "application", "FMWK": "framework", "BNDL": "bundle"]
+    static let byExtension = [
+        "app": "application", "framework": "framework", "appex": "extension", "xpc": "extension",
+        "kext": "kext", "plugin": "plugin", "bundle": "bundle", "prefpane": "plugin", "qlgenerator": "plugin",
+        "mdimporter": "plugin", "saver": "plugin",
+    ]
+
+    /// Extensions whose directories are bundles by name, whatever their contents.
+    public static let bundleExtensions: Set<String> = Set(byExtension.keys)
+
+    /// CFBundlePackageType (APPL, FMWK, BNDL mapped; anything else kept as is), else the
+    /// extension, else `bundle`. A package that is not a bundle is a `document`, unless its
+    /// extension names a bundle kind (an `.app` with its structure missing is still an application).
+    public static func kind(packageType: String?, lowercasedExtension: String?, isBundle: Bool) -> String {
+        if isBundle, let packageType, !packageType.isEmpty {
+            return byPackageType[packageType] ?? packageType
+        }
+        if let lowercasedExtension, let kind = byExtension[lowercasedExtension] { return kind }
+        return isBundle ? "bundle" : "document"
+    }
+}

@@ -1,0 +1,276 @@
+import SystemCalls
+
+/// Reads one directory into a `BundleRecord`, applying the recognition, layout, Info, localization
+/// and claim rules. Never throws: what goes wrong is recorded on the record, and the directory is
+/// still catalogued when it is a bundle or a package.
+public struct BundleInspector: Sendable {
+    public let root: ScanRoot
+    public let settings: InspectionSettings
+
+    public init(root: ScanRoot, settings: InspectionSettings = .standard) {
+        self.root = root
+        self.settings = settings
+    }
+
+    /// Lower-cased names whose symlinks are resolved when a directory is inspected.
+    static let markerNames: Set<String> = ["contents", "resources", "support files", "versions", "info.plist", "info-gnustep.plist"]
+
+    /// The record for a directory, or nil when it is neither a bundle nor a package.
+    public func inspect(_ directory: DirectoryContext) -> BundleRecord? {
+        let ext = FileNames.lowercasedExtension(directory.name)
+        var record = BundleRecord(path: directory.path)
+        readFinderInfo(directory, into: &record)
+        if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
+        if let ext, settings.claimedExtensions.contains(ext) { record.packageReasons.insert(.claimed) }
+        if let flags = record.finderFlags, flags & 0x2000 != 0 { record.packageReasons.insert(.finderBit) }
+
+        let listing = self.listing(of: directory.entries, in: directory.relativePath, resolving: { Self.markerNames.contains($0.lowercased()) })
+        var layoutNote: String?
+        let layout = BundleLayout.detect(listing: listing, lowercasedExtension: ext) {
+            let version = currentFrameworkVersion(directory.relativePath)
+            layoutNote = version?.note
+            return version?.name
+        }
+        // Most directories have no bundle markers and no package reason: leave quickly.
+        if layout == nil && record.packageReasons.isEmpty { return nil }
+
+        let info = layout.flatMap { findInfoFile(bundle: directory.relativePath, layout: $0, topListing: listing) }
+        let namedLikeBundle = ext.map { BundleKind.bundleExtensions.contains($0) } ?? false
+        record.isBundle = layout != nil && (info != nil || namedLikeBundle)
+        if !record.isBundle && record.packageReasons.isEmpty { return nil }
+
+        if let layout, record.isBundle {
+            record.layout = layout.kind
+            record.resourcesDirectory = layout.resourcesDirectory
+            if let layoutNote { record.warnings.append(layoutNote) }
+            if let info {
+                readInfo(info, bundle: directory.relativePath, into: &record)
+            } else {
+                record.errors.append("no Info.plist in \(layout.infoDirectory.isEmpty ? "the bundle" : layout.infoDirectory + "/")")
+            }
+            readLocalizations(bundle: directory.relativePath, layout: layout, topListing: listing, into: &record)
+            findExecutable(bundle: directory.relativePath, layout: layout, into: &record)
+        } else if layout == nil && namedLikeBundle {
+            record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")
+        }
+        let infoDictionary = record.infoDictionary
+        record.kind = BundleKind.kind(packageType: infoDictionary.packageType, lowercasedExtension: ext, isBundle: record.isBundle)
+        if record.isApplication {
+            record.documentTypes = DocumentType.parse(infoDictionary)
+        }
+        record.typeDeclarations = TypeDeclaration.parse(infoDictionary)
+        record.stamps.sort { $0.path < $1.path }
+        return record
+    }
+
+    // MARK: Finder info
+
+    private func readFinderInfo(_ directory: DirectoryContext, into record: inout BundleRecord) {
+        let names = (try? ExtendedAttributes.names(of: directory.descriptor)) ?? []
+        if !names.isEmpty {
+            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
+                guard let value = try? ExtendedAttributes.value(source.rawValue, of: directory.descriptor) else { continue }
+                if let finderInfo = FinderInfo.decode(attribute: value, source: source) {
+                    record.finderFlags = finderInfo.finderFlags
+                    record.finderInfoSource = source
+                    return
+                }
+                record.warnings.append("extended attribute \(source.rawValue) is malformed (\(value.count) bytes); ignored")
+            }
+        }
+        guard directory.hasSidecar, !directory.relativePath.isEmpty else { return }
+        let sidecar = Paths.join(Paths.parent(directory.relativePath), "._" + directory.name)
+        do {
+            let file = try root.open(sidecar, flags: Descriptor.probeRead)
+            guard try file.status().type == .regular else { return }
+            let header = try file.read(at: 0, count: 64 * 1024)
+            if let finderInfo = FinderInfo.decodeAppleDouble(header) {
+                record.finderFlags = finderInfo.finderFlags
+                record.finderInfoSource = .appleDoubleSidecar
+            } else {
+                record.warnings.append("AppleDouble file ._\(directory.name) is malformed; ignored")
+            }
+        } catch {
+            record.warnings.append("AppleDouble file ._\(directory.name) could not be read: \(error)")
+        }
+    }
+
+    // MARK: Listings
+
+    /// Turns raw entries into a `Listing`, resolving symlinks (beneath the root) only for names
+    /// that `resolving` picks; other symlinks count as `.other`.
+    func listing(of entries: [DirectoryEntry], in relative: String, resolving: (String) -> Bool) -> Listing {
+        var kinds: [String: EntryKind] = [:]
+        kinds.reserveCapacity(entries.count)
+        for entry in entries {
+            var type = entry.type
+            // Some file systems leave d_type empty: ask lstat.
+            if type == .unknown, let parent = try? root.open(relative, flags: O_PATH_DIRECTORY),
+               let status = try? parent.status(of: entry.name) {
+                type = status.type
+            }
+            switch type {
+            case .directory: kinds[entry.name] = .directory
+            case .regular: kinds[entry.name] = .file
+            case .symlink:
+                guard resolving(entry.name), let target = root.status(Paths.join(relative, entry.name)) else {
+                    kinds[entry.name] = .other
+                    continue
+                }
+                kinds[entry.name] = target.type == .directory ? .symlinkToDirectory : target.type == .regular ? .symlinkToFile : .other
+            default: kinds[entry.name] = .other
+            }
+        }
+        return Listing(kinds)
+    }
+
+    private func currentFrameworkVersion(_ bundle: String) -> (name: String, note: String?)? {
+        let versionsPath = Paths.join(bundle, "Versions")
+        guard let (entries, _) = root.list(versionsPath) else { return nil }
+        let versions = listing(of: entries, in: versionsPath, resolving: { _ in true })
+        var linkTarget: String?
+        var standIn: String?
+        if let entry = entries.first(where: { $0.name == "Current" }) {
+            if entry.type == .symlink, let handle = try? root.open(versionsPath, flags: O_PATH_DIRECTORY) {
+                linkTarget = try? handle.readLink("Current")
+            } else if entry.type == .regular, let file = try? root.open(Paths.join(versionsPath, "Current"), flags: Descriptor.probeRead),
+                      let bytes = try? file.readRegularFile(limit: 256) {
+                standIn = String(decoding: bytes, as: UTF8.self).trimmingSpaces
+            }
+        }
+        return FrameworkVersions.current(versions: versions, currentLinkTarget: linkTarget, currentStandInText: standIn)
+    }
+
+    // MARK: Info file
+
+    /// The Info file's path relative to the bundle, or nil. Exact names first, GNUstep's winning;
+    /// then a case-insensitive match, which is noted.
+    private func findInfoFile(bundle: String, layout: BundleLayout, topListing: Listing) -> (path: String, caseMismatch: Bool)? {
+        for directory in [layout.infoDirectory] + layout.alternateInfoDirectories {
+            let listing: Listing
+            if directory.isEmpty {
+                listing = topListing
+            } else {
+                guard let (entries, _) = root.list(Paths.join(bundle, directory)) else { continue }
+                listing = self.listing(of: entries, in: Paths.join(bundle, directory), resolving: { $0.lowercased().hasPrefix("info") })
+            }
+            for name in BundleLayout.infoFileNames {
+                if let kind = listing.entries[name], kind.isFileLike { return (Paths.join(directory, name), false) }
+            }
+            for name in BundleLayout.infoFileNames {
+                if let real = listing.realName(name, where: \.isFileLike) { return (Paths.join(directory, real), true) }
+            }
+        }
+        return nil
+    }
+
+    private func readInfo(_ info: (path: String, caseMismatch: Bool), bundle: String, into record: inout BundleRecord) {
+        record.infoFile = info.path
+        if info.caseMismatch {
+            record.warnings.append("\(info.path) is not spelled Info.plist exactly; read anyway")
+        }
+        guard let (bytes, status) = readFile(Paths.join(bundle, info.path), limit: settings.infoFileLimit, label: info.path, into: &record) else { return }
+        record.stamps.append(FileStamp(path: info.path, changeTime: status.changeTime, size: status.size, inode: status.inode))
+        do {
+            let document = try PropertyListReader.read(bytes)
+            record.infoFormat = document.format
+            for problem in document.problems { record.warnings.append("\(info.path): \(problem)") }
+            guard case let .dictionary(dictionary) = document.value else {
+                record.errors.append("\(info.path): the root is a \(document.value.typeName), not a dictionary")
+                return
+            }
+            record.info = dictionary
+            let (errors, warnings) = InfoDictionary(dictionary).problems()
+            record.errors += errors
+            record.warnings += warnings
+        } catch {
+            record.errors.append("\(info.path): \(error)")
+        }
+    }
+
+    /// Reads a whole regular file beneath the root, bounded; failures become errors on the record.
+    private func readFile(_ relative: String, limit: Int, label: String, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
+        do {
+            let file = try root.open(relative, flags: Descriptor.probeRead)
+            let status = try file.status()
+            return (try file.readRegularFile(limit: limit), status)
+        } catch let error as BoundedReadError {
+            switch error {
+            case let .notRegularFile(_, type): record.errors.append("\(label): is a \(type), not a file; not read")
+            case let .tooLarge(_, size, limit):
+                record.errors.append("\(label): \(size) bytes is more than the \(limit >> 20) MiB limit; not read")
+            }
+        } catch let error as SystemError {
+            let reason = error.errno == EXDEV_ ? "leads outside \(root.path); not read" : error.message
+            record.errors.append("\(label): \(reason)")
+        } catch {
+            record.errors.append("\(label): \(error)")
+        }
+        return nil
+    }
+
+    // MARK: Localizations
+
+    private func readLocalizations(bundle: String, layout: BundleLayout, topListing: Listing, into record: inout BundleRecord) {
+        let resources = layout.resourcesDirectory
+        let resourcesPath = Paths.join(bundle, resources)
+        let listing: Listing
+        if resources.isEmpty {
+            listing = topListing
+        } else {
+            guard let (entries, status) = root.list(resourcesPath) else { return }
+            record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
+            listing = self.listing(of: entries, in: resourcesPath, resolving: { $0.lowercased().hasSuffix(".lproj") })
+        }
+        var lprojs: [String] = []
+        for (name, kind) in listing.entries where kind.isDirectoryLike {
+            guard FileNames.lowercasedExtension(name) == "lproj" else { continue }
+            lprojs.append(FileNames.stem(name))
+        }
+        record.localizations = lprojs.sorted()
+        if listing.entries["InfoPlist.strings"]?.isFileLike == true {
+            readStrings(Paths.join(resources, "InfoPlist.strings"), bundle: bundle, localization: "", into: &record)
+        }
+        for lproj in record.localizations {
+            let lprojPath = Paths.join(resources, lproj + ".lproj")
+            guard let (entries, status) = root.list(Paths.join(bundle, lprojPath)) else { continue }
+            record.stamps.append(FileStamp(path: lprojPath, changeTime: status.changeTime, size: status.size, inode: status.inode))
+            if entries.contains(where: { $0.name == "InfoPlist.strings" }) {
+                readStrings(Paths.join(lprojPath, "InfoPlist.strings"), bundle: bundle, localization: lproj, into: &record)
+            }
+        }
+    }
+
+    private func readStrings(_ path: String, bundle: String, localization: String, into record: inout BundleRecord) {
+        // The file exists, so rule 12 picks it even when it turns out unreadable.
+        record.infoPlistStrings[localization] = [:]
+        guard let (bytes, status) = readFile(Paths.join(bundle, path), limit: settings.stringsFileLimit, label: path, into: &record) else { return }
+        record.stamps.append(FileStamp(path: path, changeTime: status.changeTime, size: status.size, inode: status.inode))
+        do {
+            let table = try StringsFileReader.read(bytes)
+            record.infoPlistStrings[localization] = table.entries
+            for problem in table.problems { record.errors.append("\(path): \(problem)") }
+        } catch {
+            record.errors.append("\(path): \(error)")
+        }
+    }
+
+    // MARK: Executable
+
+    private func findExecutable(bundle: String, layout: BundleLayout, into record: inout BundleRecord) {
+        guard let name = record.infoDictionary.executable, !name.isEmpty else { return }
+        guard !name.contains("/"), name != ".", name != ".." else {
+            record.errors.append("executable name \"\(name)\" is not a file name")
+            return
+        }
+        for directory in layout.executableDirectories {
+            let relative = Paths.join(directory, name)
+            if let status = root.status(Paths.join(bundle, relative)), status.type == .regular {
+                record.executable = Paths.join(record.path, relative)
+                return
+            }
+        }
+        let places = layout.executableDirectories.map { $0.isEmpty ? "the bundle's top" : $0 + "/" }.joined(separator: " or ")
+        record.errors.append("executable \"\(name)\" is not in \(places)")
+    }
+}

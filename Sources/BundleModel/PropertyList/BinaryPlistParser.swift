@@ -1,0 +1,186 @@
+/// Apple's binary property-list format (`bplist00`). Every offset, length and reference is checked
+/// against the file before use; a reference back into the chain being built is a cycle; and the
+/// number of values produced is bounded by the file size, so shared sub-objects cannot be used to
+/// expand a small file into an exponential tree.
+struct BinaryPlistParser {
+    private let bytes: [UInt8]
+    private var offsetSize = 0
+    private var referenceSize = 0
+    private var objectCount = 0
+    private var offsetTableStart = 0
+    private var inProgress = Set<Int>()
+    private var budget: Int
+
+    static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("bplist0".utf8)) }
+
+    static func parse(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
+        var parser = BinaryPlistParser(bytes: bytes)
+        return try parser.parseDocument()
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+        budget = bytes.count * 4 + 1024
+    }
+
+    private mutating func parseDocument() throws(PlistError) -> PlistValue {
+        guard bytes.count >= 8 + 32 else { throw PlistError("binary plist is truncated (\(bytes.count) bytes)") }
+        let trailer = bytes.count - 32
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+            throw PlistError("binary plist trailer has invalid sizes")
+        }
+        let count = readUInt(at: trailer + 8, size: 8)
+        let top = readUInt(at: trailer + 16, size: 8)
+        let tableOffset = readUInt(at: trailer + 24, size: 8)
+        guard count > 0, count <= UInt64(bytes.count), top < count,
+              tableOffset >= 8, tableOffset < UInt64(trailer),
+              (UInt64(trailer) - tableOffset) / UInt64(offsetSize) >= count
+        else { throw PlistError("binary plist trailer points outside the file") }
+        objectCount = Int(count)
+        offsetTableStart = Int(tableOffset)
+        return try object(Int(top), depth: 0)
+    }
+
+    private func readUInt(at offset: Int, size: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
+        return value
+    }
+
+    private func offset(ofObject number: Int) throws(PlistError) -> Int {
+        let value = readUInt(at: offsetTableStart + number * offsetSize, size: offsetSize)
+        guard value >= 8, value < UInt64(offsetTableStart) else {
+            throw PlistError("binary plist object \(number) lies outside the object area")
+        }
+        return Int(value)
+    }
+
+    private mutating func object(_ number: Int, depth: Int) throws(PlistError) -> PlistValue {
+        guard number < objectCount else { throw PlistError("binary plist refers to object \(number) of \(objectCount)") }
+        guard depth <= maximumPlistDepth else { throw PlistError("binary plist nests more than \(maximumPlistDepth) levels") }
+        budget -= 1
+        guard budget >= 0 else { throw PlistError("binary plist expands to more values than its size allows (shared objects)") }
+        let start = try offset(ofObject: number)
+        let marker = bytes[start]
+        let high = marker >> 4, low = marker & 0x0F
+        switch high {
+        case 0x0:
+            switch low {
+            case 0x8: return .bool(false)
+            case 0x9: return .bool(true)
+            default: throw PlistError("binary plist has an unsupported null or fill object")
+            }
+        case 0x1:
+            guard low <= 4 else { throw PlistError("binary plist integer of 2^\(low) bytes") }
+            let size = 1 << Int(low)
+            try need(start + 1, size)
+            if size == 16 { return .integer(Int64(bitPattern: readUInt(at: start + 9, size: 8))) }
+            let raw = readUInt(at: start + 1, size: size)
+            return .integer(size == 8 ? Int64(bitPattern: raw) : Int64(raw))
+        case 0x2:
+            guard low == 2 || low == 3 else { throw PlistError("binary plist real of 2^\(low) bytes") }
+            let size = 1 << Int(low)
+            try need(start + 1, size)
+            let raw = readUInt(at: start + 1, size: size)
+            return .real(size == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
+        case 0x3:
+            guard low == 3 else { throw PlistError("binary plist date of the wrong size") }
+            try need(start + 1, 8)
+            return .date(Double(bitPattern: readUInt(at: start + 1, size: 8)))
+        case 0x4:
+            let (length, at) = try lengthAndStart(start, low)
+            try need(at, length)
+            return .data(Array(bytes[at..<(at + length)]))
+        case 0x5:
+            let (length, at) = try lengthAndStart(start, low)
+            try need(at, length)
+            return .string(String(decoding: bytes[at..<(at + length)].map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self))
+        case 0x6:
+            let (length, at) = try lengthAndStart(start, low)
+            let (byteCount, overflow) = length.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw PlistError("binary plist string length overflows") }
+            try need(at, byteCount)
+            var units: [UInt16] = []
+            units.reserveCapacity(length)
+            for unit in 0..<length { units.append(UInt16(bytes[at + 2 * unit]) << 8 | UInt16(bytes[at + 2 * unit + 1])) }
+            return .string(String(decoding: units, as: UTF16.self))
+        case 0x7:
+            let (length, at) = try lengthAndStart(start, low)
+            try need(at, length)
+            return .string(String(decoding: bytes[at..<(at + length)], as: UTF8.self))
+        case 0x8:
+            try need(start + 1, Int(low) + 1)
+            return .uid(readUInt(at: start + 1, size: min(Int(low) + 1, 8)))
+        case 0xA, 0xB, 0xC:
+            let (length, at) = try lengthAndStart(start, low)
+            let references = try readReferences(at, count: length)
+            try enter(number)
+            defer { inProgress.remove(number) }
+            var values: [PlistValue] = []
+            values.reserveCapacity(length)
+            for reference in references { values.append(try object(reference, depth: depth + 1)) }
+            return .array(values)
+        case 0xD:
+            let (length, at) = try lengthAndStart(start, low)
+            let (doubled, overflow) = length.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw PlistError("binary plist dictionary size overflows") }
+            let references = try readReferences(at, count: doubled)
+            try enter(number)
+            defer { inProgress.remove(number) }
+            var result: [String: PlistValue] = [:]
+            result.reserveCapacity(length)
+            for pair in 0..<length {
+                let key = try object(references[pair], depth: depth + 1)
+                guard case let .string(name) = key else {
+                    throw PlistError("binary plist dictionary key is a \(key.typeName), not a string")
+                }
+                result[name] = try object(references[length + pair], depth: depth + 1)
+            }
+            return .dictionary(result)
+        default:
+            throw PlistError("binary plist object has unknown marker 0x\(String(marker, radix: 16))")
+        }
+    }
+
+    private mutating func enter(_ number: Int) throws(PlistError) {
+        guard inProgress.insert(number).inserted else {
+            throw PlistError("binary plist has a cycle: object \(number) contains itself")
+        }
+    }
+
+    private func need(_ start: Int, _ length: Int) throws(PlistError) {
+        guard length >= 0, start <= offsetTableStart, length <= offsetTableStart - start else {
+            throw PlistError("binary plist object runs past the object area")
+        }
+    }
+
+    /// The element count of a string, data or collection (inline, or in a following integer) and
+    /// where its payload starts.
+    private func lengthAndStart(_ start: Int, _ low: UInt8) throws(PlistError) -> (Int, Int) {
+        if low != 0x0F { return (Int(low), start + 1) }
+        try need(start + 1, 1)
+        let marker = bytes[start + 1]
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw PlistError("binary plist has a malformed length") }
+        let size = 1 << Int(marker & 0x0F)
+        try need(start + 2, size)
+        let length = readUInt(at: start + 2, size: size)
+        guard length <= UInt64(bytes.count) else { throw PlistError("binary plist length \(length) exceeds the file") }
+        return (Int(length), start + 2 + size)
+    }
+
+    private func readReferences(_ start: Int, count: Int) throws(PlistError) -> [Int] {
+        let (byteCount, overflow) = count.multipliedReportingOverflow(by: referenceSize)
+        guard !overflow else { throw PlistError("binary plist collection size overflows") }
+        try need(start, byteCount)
+        var references: [Int] = []
+        references.reserveCapacity(count)
+        for item in 0..<count {
+            let value = readUInt(at: start + item * referenceSize, size: referenceSize)
+            guard value < UInt64(objectCount) else { throw PlistError("binary plist refers to object \(value) of \(objectCount)") }
+            references.append(Int(value))
+        }
+        return references
+    }
+}

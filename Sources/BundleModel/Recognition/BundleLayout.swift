@@ -1,0 +1,144 @@
+/// How an entry of a listed directory presents itself to layout detection: symlinks are resolved
+/// (a symlink to a directory counts as a directory, rule 2).
+public enum EntryKind: Sendable, Equatable {
+    case directory
+    case file
+    case symlinkToDirectory
+    case symlinkToFile
+    /// A dangling or looping symlink, a FIFO, a device, a socket.
+    case other
+
+    public var isDirectoryLike: Bool { self == .directory || self == .symlinkToDirectory }
+    public var isFileLike: Bool { self == .file || self == .symlinkToFile }
+}
+
+/// One listing of a directory, by real name, for the rules that are decided from it.
+public struct Listing: Sendable, Equatable {
+    public var entries: [String: EntryKind]
+
+    public init(_ entries: [String: EntryKind]) { self.entries = entries }
+
+    /// The real spelling of `name`: the exact name if present, else the first case-insensitive match
+    /// in byte order (rule 2: names match case-insensitively; paths use the real spelling).
+    public func realName(_ name: String, where kind: (EntryKind) -> Bool) -> String? {
+        if let exact = entries[name], kind(exact) { return name }
+        let lowered = name.lowercased()
+        return entries.keys.filter { $0.lowercased() == lowered && kind(entries[$0]!) }.min()
+    }
+}
+
+/// The bundle structures of rule 2.
+public enum LayoutKind: String, Sendable, Codable {
+    /// `Contents/` with `Info.plist`, `MacOS/`, `Resources/` (macOS).
+    case contents
+    /// `Resources/` at the top (old-style bundles, GNUstep, macOS frameworks through their link).
+    case resources
+    /// `Support Files/` (the oldest CFBundle layout).
+    case supportFiles = "support-files"
+    /// `Info.plist` at the top (iOS).
+    case flat
+    /// A framework whose resources live only under `Versions/<current>/Resources` (GNUstep frameworks).
+    case versionedFramework = "versioned-framework"
+}
+
+/// Where a bundle keeps its pieces, as paths relative to the bundle directory (`""` is the top).
+public struct BundleLayout: Sendable, Equatable {
+    public var kind: LayoutKind
+    /// The directory holding the Info file.
+    public var infoDirectory: String
+    /// Directories also searched for the Info file, after `infoDirectory`.
+    public var alternateInfoDirectories: [String]
+    /// The resources directory: the global level of the bundle search pattern.
+    public var resourcesDirectory: String
+    /// Where the executable is looked for, in order.
+    public var executableDirectories: [String]
+
+    /// Decides the layout from one listing of the bundle directory (rule 2): `Contents/`, then
+    /// `Resources/`, then `Support Files/`, then a top-level Info file; a `.framework` looks at
+    /// `Resources/` first and, failing that, at `Versions/`. `versions` is asked only for frameworks
+    /// without a top-level `Resources/`, and answers the current version's directory name.
+    public static func detect(
+        listing: Listing, lowercasedExtension: String?, currentVersion: () -> String?
+    ) -> BundleLayout? {
+        let isFramework = lowercasedExtension == "framework"
+        let contents = listing.realName("Contents", where: \.isDirectoryLike)
+        let resources = listing.realName("Resources", where: \.isDirectoryLike)
+        let supportFiles = listing.realName("Support Files", where: \.isDirectoryLike)
+
+        if isFramework, let resources {
+            return resourcesLayout(resources)
+        }
+        if let contents {
+            return BundleLayout(
+                kind: .contents, infoDirectory: contents, alternateInfoDirectories: [],
+                resourcesDirectory: contents + "/Resources",
+                executableDirectories: [contents + "/MacOS", contents])
+        }
+        if let resources {
+            return resourcesLayout(resources)
+        }
+        if let supportFiles {
+            return BundleLayout(
+                kind: .supportFiles, infoDirectory: supportFiles, alternateInfoDirectories: [],
+                resourcesDirectory: supportFiles + "/Resources",
+                executableDirectories: [supportFiles, supportFiles + "/MacOS", ""])
+        }
+        if isFramework, listing.realName("Versions", where: \.isDirectoryLike) != nil, let version = currentVersion() {
+            let versionDirectory = "Versions/" + version
+            return BundleLayout(
+                kind: .versionedFramework, infoDirectory: versionDirectory + "/Resources",
+                alternateInfoDirectories: [versionDirectory],
+                resourcesDirectory: versionDirectory + "/Resources",
+                executableDirectories: [versionDirectory, ""])
+        }
+        if hasTopLevelInfo(listing) {
+            return BundleLayout(
+                kind: .flat, infoDirectory: "", alternateInfoDirectories: [], resourcesDirectory: "",
+                executableDirectories: [""])
+        }
+        return nil
+    }
+
+    private static func resourcesLayout(_ resources: String) -> BundleLayout {
+        BundleLayout(
+            kind: .resources, infoDirectory: resources, alternateInfoDirectories: [""],
+            resourcesDirectory: resources, executableDirectories: ["", "Contents/MacOS"])
+    }
+
+    static func hasTopLevelInfo(_ listing: Listing) -> Bool {
+        listing.realName("Info.plist", where: \.isFileLike) != nil
+            || listing.realName("Info-gnustep.plist", where: \.isFileLike) != nil
+    }
+
+    /// The names an Info file may have in one directory, most authoritative first: GNUstep's
+    /// `Info-gnustep.plist` wins over `Info.plist` in the same place (rule 6).
+    public static let infoFileNames = ["Info-gnustep.plist", "Info.plist"]
+}
+
+/// Picks a framework's current version from a listing of its `Versions/` directory: the
+/// `Current` link (or a directory of that name); a small plain file standing in for the link
+/// (copies that lost their symlinks hold the target's name as text); else the only version, or
+/// the highest by version order.
+public enum FrameworkVersions {
+    public static func current(
+        versions: Listing, currentLinkTarget: String?, currentStandInText: String?
+    ) -> (name: String, note: String?)? {
+        let realVersions = versions.entries.filter { $0.value == .directory && $0.key != "Current" }.map(\.key)
+        if let target = currentLinkTarget, isPlainVersionName(target), versions.entries[target]?.isDirectoryLike == true {
+            return (target, nil)
+        }
+        if versions.entries["Current"] == .directory { return ("Current", nil) }
+        if let text = currentStandInText, isPlainVersionName(text), versions.entries[text]?.isDirectoryLike == true {
+            return (text, "Versions/Current is a plain file naming \"\(text)\", not a symlink; followed as one")
+        }
+        guard let highest = realVersions.max(by: { BundleVersion.compare($0, $1) == .orderedAscending }) else { return nil }
+        let note = realVersions.count > 1 || versions.entries["Current"] != nil
+            ? "Versions/Current does not lead to a version; used the highest, \(highest)" : nil
+        return (highest, note)
+    }
+
+    /// A link target that names a sibling directory, not a path (`A`, `1.3`).
+    static func isPlainVersionName(_ text: String) -> Bool {
+        !text.isEmpty && !text.contains("/") && text != "." && text != ".." && text.utf8.count <= 255
+    }
+}

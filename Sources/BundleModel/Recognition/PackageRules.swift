@@ -1,0 +1,81 @@
+/// Why a directory is a package (BUNDLES.md rule 1); every reason that holds is recorded.
+public struct PackageReasons: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Its extension is in the built-in (configurable) set.
+    public static let `extension` = PackageReasons(rawValue: 1)
+    /// A catalogued application claims its extension as a package type.
+    public static let claimed = PackageReasons(rawValue: 2)
+    /// Its Finder info has the package bit.
+    public static let finderBit = PackageReasons(rawValue: 4)
+
+    /// The names used in JSON and in the catalogue, in a fixed order.
+    public var names: [String] {
+        var names: [String] = []
+        if contains(.extension) { names.append("extension") }
+        if contains(.claimed) { names.append("claimed") }
+        if contains(.finderBit) { names.append("finder-bit") }
+        return names
+    }
+
+    public init(names: [String]) {
+        var reasons: PackageReasons = []
+        for name in names {
+            switch name {
+            case "extension": reasons.insert(.extension)
+            case "claimed": reasons.insert(.claimed)
+            case "finder-bit": reasons.insert(.finderBit)
+            default: break
+            }
+        }
+        self = reasons
+    }
+}
+
+/// Which extensions make a directory a package, and which extensions name bundles.
+public struct PackageRules: Sendable, Equatable {
+    /// Rule 1's built-in set. `framework` is deliberately absent: frameworks stay folders.
+    public static let builtInPackageExtensions: Set<String> = [
+        "app", "appex", "xpc", "plugin", "bundle", "kext", "prefpane", "qlgenerator", "mdimporter", "saver", "scptd", "rtfd",
+    ]
+
+    /// Lower-cased extensions that make a directory a package.
+    public var packageExtensions: Set<String>
+
+    public init(packageExtensions: Set<String> = PackageRules.builtInPackageExtensions) {
+        self.packageExtensions = Set(packageExtensions.map { $0.lowercased() })
+    }
+
+    public static let standard = PackageRules()
+
+    public func isPackageExtension(_ lowercasedExtension: String?) -> Bool {
+        guard let lowercasedExtension else { return false }
+        return packageExtensions.contains(lowercasedExtension)
+    }
+}
+
+/// Name arithmetic for extensions.
+public enum FileNames {
+    /// The lower-cased extension of a name: `Chess.APP` → `app`; nil for `Makefile`, `.hidden`, `a.`.
+    public static func lowercasedExtension(_ name: String) -> String? {
+        guard let ext = pathExtension(name) else { return nil }
+        return ext.lowercased()
+    }
+
+    /// The extension as written, or nil. A leading dot does not start an extension.
+    public static func pathExtension(_ name: String) -> String? {
+        let utf8 = name.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { return nil }
+        let after = utf8.index(after: dot)
+        guard after != utf8.endIndex else { return nil }
+        return String(name[after...])
+    }
+
+    /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
+    public static func stem(_ name: String) -> String {
+        let utf8 = name.utf8
+        guard pathExtension(name) != nil, let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return name }
+        return String(name[..<dot])
+    }
+}

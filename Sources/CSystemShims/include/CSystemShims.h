@@ -1,0 +1,25 @@
+#ifndef BUNDLEFS_CSYSTEMSHIMS_H
+#define BUNDLEFS_CSYSTEMSHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+
+/// getdents64(2): one call fills `buffer` with as many entries as fit.
+ssize_t bfs_getdents64(int fd, void *buffer, size_t size);
+
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: `path` may not escape `dirfd`,
+/// through `..` or through symlinks. Returns -1 with errno EXDEV when it would.
+int bfs_openat_beneath(int dirfd, const char *path, int flags);
+
+/// O_PATH, which Glibc exposes to Swift only under _GNU_SOURCE.
+extern const int bfs_o_path;
+
+/// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
+uint16_t bfs_dirent_reclen(const void *record);
+uint8_t bfs_dirent_type(const void *record);
+uint64_t bfs_dirent_ino(const void *record);
+const char *bfs_dirent_name(const void *record);
+
+#endif

@@ -1,0 +1,38 @@
+#define _GNU_SOURCE
+#include "CSystemShims.h"
+
+#include <errno.h>
+#include <linux/openat2.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct bfs_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    uint16_t d_reclen;
+    uint8_t d_type;
+    char d_name[];
+};
+
+#include <fcntl.h>
+
+const int bfs_o_path = O_PATH;
+
+ssize_t bfs_getdents64(int fd, void *buffer, size_t size) {
+    return syscall(SYS_getdents64, fd, buffer, size);
+}
+
+int bfs_openat_beneath(int dirfd, const char *path, int flags) {
+    struct open_how how = {
+        .flags = (uint64_t)flags,
+        .mode = 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+uint16_t bfs_dirent_reclen(const void *record) { return ((const struct bfs_dirent64 *)record)->d_reclen; }
+uint8_t bfs_dirent_type(const void *record) { return ((const struct bfs_dirent64 *)record)->d_type; }
+uint64_t bfs_dirent_ino(const void *record) { return ((const struct bfs_dirent64 *)record)->d_ino; }
+const char *bfs_dirent_name(const void *record) { return ((const struct bfs_dirent64 *)record)->d_name; }

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a file that should hold a few kilobytes of text was not read.
+public enum BoundedReadError: Error, Equatable, CustomStringConvertible {
+    case notRegularFile(path: String, type: FileType)
+    case tooLarge(path: String, size: Int64, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .notRegularFile(path, type): "\(path): is a \(type), not a regular file; not read"
+        case let .tooLarge(path, size, limit):
+            "\(path): \(size) bytes is more than the \(limit / 1024 / 1024) MiB limit for this file; not read"
+        }
+    }
+}
+
+extension Descriptor {
+    /// Reads the whole of a regular file, refusing anything else (FIFOs, devices) and anything
+    /// larger than `limit` bytes. Open the file with `Descriptor.probeRead` so a FIFO cannot block.
+    public func readRegularFile(limit: Int) throws -> [UInt8] {
+        let status = try status()
+        guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: path, type: status.type) }
+        guard status.size <= Int64(limit) else {
+            throw BoundedReadError.tooLarge(path: path, size: status.size, limit: limit)
+        }
+        // Read one byte past the limit so a file that grew since fstat is still caught.
+        let bytes = try read(at: 0, count: Int(status.size) + 1)
+        if bytes.count > limit { throw BoundedReadError.tooLarge(path: path, size: Int64(bytes.count), limit: limit) }
+        return bytes
+    }
+}

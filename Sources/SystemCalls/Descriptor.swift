@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemShims
+
+/// An open file descriptor, closed when the last reference goes away.
+public final class Descriptor: Sendable {
+    public let rawValue: Int32
+    /// The path it was opened by, for error messages.
+    public let path: String
+
+    public init(adopting rawValue: Int32, path: String) {
+        self.rawValue = rawValue
+        self.path = path
+    }
+
+    deinit { close(rawValue) }
+
+    public static let readOnly = O_RDONLY | O_CLOEXEC | O_NOCTTY
+    /// Flags for listing a directory that must not be a symlink.
+    public static let directoryNoFollow = O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW
+    /// Flags for listing a directory reached through symlinks that are allowed (e.g. beneath a root).
+    public static let directoryNoFollowFinal = O_RDONLY | O_CLOEXEC | O_DIRECTORY
+    /// Flags for reading a file that might be a FIFO: O_NONBLOCK keeps `open` from waiting for a writer.
+    public static let probeRead = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+
+    public static func open(_ path: String, flags: Int32) throws -> Descriptor {
+        let fd = try FileNameCoding.withCString(path) { cPath in
+            try retrying("open", path: path) { Glibc.open(cPath, flags) }
+        }
+        return Descriptor(adopting: fd, path: path)
+    }
+
+    /// Opens `name` relative to this directory.
+    public func open(_ name: String, flags: Int32) throws -> Descriptor {
+        let fullPath = Paths.join(path, name)
+        let fd = try FileNameCoding.withCString(name) { cName in
+            try retrying("openat", path: fullPath) { openat(rawValue, cName, flags) }
+        }
+        return Descriptor(adopting: fd, path: fullPath)
+    }
+
+    /// Opens a relative path that may not leave this directory, neither through `..` nor through
+    /// symlinks (openat2 with RESOLVE_BENEATH). A path that would escape fails with EXDEV.
+    public func openBeneath(_ relativePath: String, flags: Int32) throws -> Descriptor {
+        let fullPath = Paths.join(path, relativePath)
+        let fd = try FileNameCoding.withCString(relativePath) { cPath in
+            try retrying("openat2", path: fullPath) { bfs_openat_beneath(rawValue, cPath, flags) }
+        }
+        return Descriptor(adopting: fd, path: fullPath)
+    }
+
+    public func status() throws -> FileStatus {
+        var raw = stat()
+        if fstat(rawValue, &raw) != 0 { throw SystemError.last("fstat", path: path) }
+        return FileStatus(raw)
+    }
+
+    /// Status of an entry of this directory; symlinks are not followed unless asked.
+    public func status(of name: String, followSymlinks: Bool = false) throws -> FileStatus {
+        var raw = stat()
+        let flags = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
+        let result = try FileNameCoding.withCString(name) { fstatat(rawValue, $0, &raw, flags) }
+        if result != 0 { throw SystemError.last("fstatat", path: Paths.join(path, name)) }
+        return FileStatus(raw)
+    }
+
+    /// The target of a symlink in this directory, as written (not resolved).
+    public func readLink(_ name: String) throws -> String {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = try FileNameCoding.withCString(name) { cName in
+            buffer.withUnsafeMutableBufferPointer { out in
+                out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) {
+                    readlinkat(rawValue, cName, $0, out.count)
+                }
+            }
+        }
+        if length < 0 { throw SystemError.last("readlink", path: Paths.join(path, name)) }
+        return FileNameCoding.string(from: buffer[0..<length])
+    }
+
+    /// Reads up to `count` bytes at `offset` (fewer only at end of file).
+    public func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try result.withUnsafeMutableBytes { buffer in
+                try retrying("read", path: path) {
+                    pread(rawValue, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                }
+            }
+            if n == 0 { break }
+            done += n
+        }
+        result.removeLast(count - done)
+        return result
+    }
+}
+
+/// `O_PATH | O_DIRECTORY | O_CLOEXEC`: a handle to a directory used only as a base for `*at` calls.
+public let O_PATH_DIRECTORY = bfs_o_path | O_DIRECTORY | O_CLOEXEC
+/// `O_PATH | O_CLOEXEC`: a handle used only to stat what a path leads to.
+public let O_PATH_ONLY = bfs_o_path | O_CLOEXEC

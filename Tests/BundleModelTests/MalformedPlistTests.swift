@@ -1,0 +1,102 @@
+import BundleModel
+import Testing
+
+/// Hostile binary plists: every one must fail cleanly, quickly, without crashing.
+@Suite struct MalformedPlistTests {
+    /// A binary plist whose objects are given raw, with a trailer computed for them.
+    static func binary(objects: [[UInt8]], top: Int = 0, referenceSize: UInt8 = 1) -> [UInt8] {
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects { offsets.append(out.count); out += object }
+        let table = out.count
+        for offset in offsets { out.append(UInt8(offset)) }
+        out += [0, 0, 0, 0, 0, 0, 1, referenceSize]
+        out += be64(UInt64(objects.count)) + be64(UInt64(top)) + be64(UInt64(table))
+        return out
+    }
+
+    static func be64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
+
+    @Test func anArrayContainingItselfIsACycle() {
+        let cyclic = Self.binary(objects: [[0xA1, 0x00]])
+        #expect(throws: PlistError.self) { try PropertyListReader.read(cyclic) }
+    }
+
+    @Test func aDictionaryCycleThroughTwoObjects() {
+        let cyclic = Self.binary(objects: [[0xD1, 0x01, 0x02], [0x51, 0x61], [0xA1, 0x00]])
+        #expect(throws: PlistError.self) { try PropertyListReader.read(cyclic) }
+    }
+
+    @Test func sharedObjectsCannotExpandExponentially() {
+        // Object n is an array of two references to object n+1: 2^40 leaves from 80 bytes.
+        var objects: [[UInt8]] = []
+        for level in 0..<40 { objects.append([0xA2, UInt8(level + 1), UInt8(level + 1)]) }
+        objects.append([0x09])
+        let bomb = Self.binary(objects: objects)
+        #expect(throws: PlistError.self) { try PropertyListReader.read(bomb) }
+    }
+
+    @Test func legitimateSharingStillReads() throws {
+        // CoreFoundation shares equal strings: one string referenced from many places is fine.
+        let shared = Self.binary(objects: [[0xA4, 0x01, 0x01, 0x01, 0x01], [0x51, 0x61]])
+        #expect(try PropertyListReader.read(shared).value == .array(Array(repeating: .string("a"), count: 4)))
+    }
+
+    @Test func truncatedAtEveryLength() {
+        let full = PropertyListWriter.binary(.dictionary(["CFBundleIdentifier": .string("org.example.x"), "N": .array([.integer(1), .real(2)])]))
+        for length in 0..<full.count {
+            let truncated = Array(full.prefix(length))
+            // Either an error or, for a prefix that still parses as text, some value: never a crash.
+            _ = try? PropertyListReader.read(truncated)
+        }
+        #expect(throws: PlistError.self) { try PropertyListReader.read(Array(full.dropLast(1))) }
+    }
+
+    @Test func absurdLengthsAndOffsets() {
+        var huge = Self.binary(objects: [[0x5F, 0x13] + Self.be64(UInt64.max)])
+        #expect(throws: PlistError.self) { try PropertyListReader.read(huge) }
+        huge = Self.binary(objects: [[0xAF, 0x13] + Self.be64(1 << 40)])
+        #expect(throws: PlistError.self) { try PropertyListReader.read(huge) }
+        var badTrailer = Self.binary(objects: [[0x09]])
+        badTrailer[badTrailer.count - 9] = 0xFF // offset table beyond the file
+        #expect(throws: PlistError.self) { try PropertyListReader.read(badTrailer) }
+        var badReferenceSize = Self.binary(objects: [[0x09]])
+        badReferenceSize[badReferenceSize.count - 25] = 0
+        #expect(throws: PlistError.self) { try PropertyListReader.read(badReferenceSize) }
+    }
+
+    @Test func deepNestingIsRefusedInEveryFormat() {
+        let depth = 10_000
+        let openStep = String(repeating: "(", count: depth) + String(repeating: ")", count: depth)
+        #expect(throws: PlistError.self) { try PropertyListReader.read(Array(openStep.utf8)) }
+        let xml = "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        #expect(throws: PlistError.self) { try PropertyListReader.read(Array(xml.utf8)) }
+        var objects: [[UInt8]] = []
+        for level in 0..<250 { objects.append([0xA1, UInt8(truncatingIfNeeded: level + 1)]) }
+        objects.append([0x09])
+        let binary = Self.binaryWide(objects: objects)
+        #expect(throws: PlistError.self) { try PropertyListReader.read(binary) }
+    }
+
+    /// Like `binary` but with 2-byte references and offsets, for more than 255 objects.
+    static func binaryWide(objects: [[UInt8]]) -> [UInt8] {
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        var patched = objects
+        for index in patched.indices where patched[index].count == 2 && patched[index][0] == 0xA1 {
+            patched[index] = [0xA1, 0, UInt8(index + 1)]
+        }
+        for object in patched { offsets.append(out.count); out += object }
+        let table = out.count
+        for offset in offsets { out += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        out += [0, 0, 0, 0, 0, 0, 2, 2]
+        out += be64(UInt64(patched.count)) + be64(0) + be64(UInt64(table))
+        return out
+    }
+
+    @Test func garbageTextFailsWithALine() {
+        for text in ["{ a = ; }", "{ a = b", "<plist><dict><key>a</key></dict></plist>", "<plist><string>x</plist>", "{ \"a\" \"b\"; }", "<*Q1>"] {
+            #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(Array(text.utf8)) }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import BundleModel
+import Fixtures
+import Testing
+
+@Suite struct PropertyListTests {
+    let sample: PlistValue = .dictionary([
+        "CFBundleIdentifier": .string("org.example.Chess"),
+        "CFBundleDisplayName": .string("Schach <Spiel> & \"Co\" ♞"),
+        "Count": .integer(-42),
+        "Big": .integer(1 << 40),
+        "Ratio": .real(0.5),
+        "Flag": .bool(true),
+        "Off": .bool(false),
+        "When": .date(0),
+        "Blob": .data([0, 1, 2, 250, 255]),
+        "List": .array([.string("a"), .integer(1), .array([]), .dictionary([:])]),
+    ])
+
+    @Test(arguments: [PlistFormat.xml, .binary, .openStep])
+    func writtenPlistsReadBackUnchanged(format: PlistFormat) throws {
+        let bytes: [UInt8] = switch format {
+        case .xml: PropertyListWriter.xml(sample)
+        case .binary: PropertyListWriter.binary(sample)
+        case .openStep: PropertyListWriter.openStep(sample)
+        }
+        let document = try PropertyListReader.read(bytes)
+        #expect(document.format == format)
+        #expect(document.value == sample)
+        #expect(document.problems.isEmpty)
+    }
+
+    @Test func xmlWithEntitiesCommentsAndCDATA() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <!-- a comment -->
+        <plist version="1.0">
+        <dict>
+            <key>A</key><string>x &lt;&amp;&gt; &#65;&#x42; <![CDATA[<raw>]]></string>
+            <key>B</key><integer>0x1F</integer>
+            <key>C</key><date>2001-01-02T00:00:00Z</date>
+            <key>D</key><data>
+              AAEC
+              +v8=
+            </data>
+            <key>E</key><string/>
+        </dict>
+        </plist>
+        """
+        let value = try PropertyListReader.read(Array(xml.utf8)).value
+        #expect(value.dictionary?["A"] == .string("x <&> AB <raw>"))
+        #expect(value.dictionary?["B"] == .integer(31))
+        #expect(value.dictionary?["C"] == .date(86400))
+        #expect(value.dictionary?["D"] == .data([0, 1, 2, 250, 255]))
+        #expect(value.dictionary?["E"] == .string(""))
+    }
+
+    @Test func xmlDeclaringLatin1IsDecodedAsLatin1() throws {
+        let bytes = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>M".utf8) + [0xFC] + Array("nchen</string></plist>".utf8)
+        #expect(try PropertyListReader.read(bytes).value == .string("München"))
+    }
+
+    @Test func openStepWithGNUstepExtensionsAndComments() throws {
+        let text = """
+        // GNUstep writes these
+        {
+            Number = <*I42>;
+            Real = <*R2.5>;
+            Yes = <*BY>;
+            No = <*BN>;
+            When = <*D2001-01-01 01:00:00 +0100>;
+            Data = <00ff 10>;
+            Escapes = "tab\\there \\"quoted\\" \\U00A9 \\101 \\UD83D\\UDE00";
+            /* block */ Unquoted = org.gap.Terminal;
+            List = (a, "b c", (), {});
+        }
+        """
+        let value = try PropertyListReader.read(Array(text.utf8)).value.dictionary!
+        #expect(value["Number"] == .integer(42))
+        #expect(value["Real"] == .real(2.5))
+        #expect(value["Yes"] == .bool(true))
+        #expect(value["No"] == .bool(false))
+        #expect(value["When"] == .date(0))
+        #expect(value["Data"] == .data([0x00, 0xFF, 0x10]))
+        #expect(value["Escapes"] == .string("tab\there \"quoted\" © A 😀"))
+        #expect(value["Unquoted"] == .string("org.gap.Terminal"))
+        #expect(value["List"] == .array([.string("a"), .string("b c"), .array([]), .dictionary([:])]))
+    }
+
+    // BUNDLES.md section 7: InfoPlist.strings as UTF-16LE with BOM, as binary plist, as UTF-8 with BOM: all three read.
+    @Test(arguments: StringsEncoding.allCases)
+    func stringsFilesReadInEveryEncoding(encoding: StringsEncoding) throws {
+        let entries: [(String, String)] = [("CFBundleDisplayName", encoding == .latin1 || encoding == .macRoman ? "Schäch" : "Schach ♞"), ("Quote", "say \"hi\"")]
+        let table = try StringsFileReader.read(StringsEncoder.encode(entries, as: encoding))
+        #expect(table.entries == Dictionary(uniqueKeysWithValues: entries))
+        switch encoding {
+        case .utf16LittleEndianWithBOM, .utf16LittleEndianNoBOM: #expect(table.encoding == .utf16LittleEndian)
+        case .utf16BigEndianWithBOM: #expect(table.encoding == .utf16BigEndian)
+        case .utf8WithBOM: #expect(table.encoding == .utf8WithBOM)
+        case .latin1: #expect(table.encoding == .windows1252)
+        case .macRoman: #expect(table.encoding == .macRoman)
+        case .binaryPlist: #expect(table.format == .binary)
+        case .xmlPlist: #expect(table.format == .xml)
+        case .utf8: #expect(table.encoding == .utf8)
+        }
+    }
+
+    @Test func stringsFileShorthandsAndAMissingFinalSemicolon() throws {
+        let table = try StringsFileReader.read(Array("\"Same\";\nKey = \"Value\";\n\"Last\" = \"no semicolon\"\n".utf8))
+        #expect(table.entries == ["Same": "Same", "Key": "Value", "Last": "no semicolon"])
+        #expect(table.problems.count == 1)
+        #expect(table.problems.first?.line == 4)
+    }
+
+    @Test func unbalancedQuotesAreAnErrorWithTheLine() {
+        #expect(throws: PlistError.self) {
+            try StringsFileReader.read(Array("\"a\" = \"b\";\n\"c\" = \"unterminated;\n".utf8))
+        }
+        do {
+            _ = try StringsFileReader.read(Array("\"a\" = \"b\";\n\"c\" = \"unterminated;\n".utf8))
+        } catch {
+            #expect(error.line == 2)
+        }
+    }
+
+    @Test func nonDictionaryRootIsNotAStringsTable() {
+        #expect(throws: PlistError.self) { try StringsFileReader.read(Array("(a, b)".utf8)) }
+    }
+}
