@@ -81,9 +81,7 @@ public struct BundleInspector: Sendable {
         guard directory.hasSidecar, !directory.relativePath.isEmpty else { return }
         let sidecar = Paths.join(Paths.parent(directory.relativePath), "._" + directory.name)
         do {
-            let file = try root.open(sidecar, flags: Descriptor.probeRead)
-            guard try file.status().type == .regular else { return }
-            let header = try file.read(at: 0, count: 64 * 1024)
+            let header = try root.readPrefix(sidecar, count: 64 * 1024)
             if let finderInfo = FinderInfo.decodeAppleDouble(header) {
                 record.finderFlags = finderInfo.finderFlags
                 record.finderInfoSource = .appleDoubleSidecar
@@ -133,8 +131,7 @@ public struct BundleInspector: Sendable {
         if let entry = entries.first(where: { $0.name == "Current" }) {
             if entry.type == .symlink, let handle = try? root.open(versionsPath, flags: O_PATH_DIRECTORY) {
                 linkTarget = try? handle.readLink("Current")
-            } else if entry.type == .regular, let file = try? root.open(Paths.join(versionsPath, "Current"), flags: Descriptor.probeRead),
-                      let bytes = try? file.readRegularFile(limit: 256) {
+            } else if entry.type == .regular, let (bytes, _) = try? root.readRegularFile(Paths.join(versionsPath, "Current"), limit: 256) {
                 standIn = String(decoding: bytes, as: UTF8.self).trimmingSpaces
             }
         }
@@ -154,8 +151,10 @@ public struct BundleInspector: Sendable {
                 guard let (entries, _) = root.list(Paths.join(bundle, directory)) else { continue }
                 listing = self.listing(of: entries, in: Paths.join(bundle, directory), resolving: { $0.lowercased().hasPrefix("info") })
             }
+            // Anything but a directory counts as present: reading a FIFO, device or dangling link
+            // then fails with an error that says what it is.
             for name in BundleLayout.infoFileNames {
-                if let kind = listing.entries[name], kind.isFileLike { return (Paths.join(directory, name), false) }
+                if let kind = listing.entries[name], !kind.isDirectoryLike { return (Paths.join(directory, name), false) }
             }
             for name in BundleLayout.infoFileNames {
                 if let real = listing.realName(name, where: \.isFileLike) { return (Paths.join(directory, real), true) }
@@ -191,9 +190,7 @@ public struct BundleInspector: Sendable {
     /// Reads a whole regular file beneath the root, bounded; failures become errors on the record.
     private func readFile(_ relative: String, limit: Int, label: String, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
         do {
-            let file = try root.open(relative, flags: Descriptor.probeRead)
-            let status = try file.status()
-            return (try file.readRegularFile(limit: limit), status)
+            return try root.readRegularFile(relative, limit: limit)
         } catch let error as BoundedReadError {
             switch error {
             case let .notRegularFile(_, type): record.errors.append("\(label): is a \(type), not a file; not read")

@@ -1,0 +1,57 @@
+public import BundleModel
+import SystemCalls
+
+/// Writers for typical bundles, so tests and the sample tree say what they mean.
+extension TreeWriter {
+    /// A macOS-style application: `Contents/Info.plist`, `Contents/MacOS/<executable>`, and
+    /// `Contents/Resources/<lproj>.lproj/InfoPlist.strings` for each localized name given.
+    public func macApp(
+        _ relative: String,
+        identifier: String? = nil,
+        info: [String: PlistValue] = [:],
+        localizedStrings: [String: [String: String]] = [:],
+        stringsEncoding: StringsEncoding = .utf16LittleEndianWithBOM,
+        format: PlistFormat = .xml
+    ) {
+        var dictionary = info
+        let stem = FileNames.stem(Paths.lastComponent(relative))
+        if let identifier { dictionary["CFBundleIdentifier"] = .string(identifier) }
+        if dictionary["CFBundlePackageType"] == nil { dictionary["CFBundlePackageType"] = .string("APPL") }
+        if dictionary["CFBundleExecutable"] == nil { dictionary["CFBundleExecutable"] = .string(stem) }
+        plist(relative + "/Contents/Info.plist", .dictionary(dictionary), format: format)
+        if case let .string(executable)? = dictionary["CFBundleExecutable"] {
+            text(relative + "/Contents/MacOS/" + executable, "#!/bin/sh\n", mode: 0o755)
+        }
+        for (lproj, entries) in localizedStrings {
+            let path = lproj.isEmpty ? "/Contents/Resources/InfoPlist.strings" : "/Contents/Resources/\(lproj).lproj/InfoPlist.strings"
+            file(relative + path, StringsEncoder.encode(entries.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, as: stringsEncoding))
+        }
+        directory(relative + "/Contents/Resources")
+    }
+
+    /// A GNUstep application as Debian ships it: `Resources/Info-gnustep.plist` in OpenStep text,
+    /// the executable at the top, legacy lproj names.
+    public func gnustepApp(_ relative: String, info: [String: PlistValue], lprojs: [String] = ["English"]) {
+        plist(relative + "/Resources/Info-gnustep.plist", .dictionary(info), format: .openStep)
+        if case let .string(executable)? = info["NSExecutable"] {
+            text(relative + "/" + executable, "#!/bin/sh\n", mode: 0o755)
+        }
+        for lproj in lprojs { strings(relative + "/Resources/\(lproj).lproj/Localizable.strings", ["Quit": "Quit"]) }
+    }
+
+    /// A macOS versioned framework: `Versions/A/Resources/Info.plist`, `Versions/Current -> A`,
+    /// and the top-level links `Resources`, `<Name>`, `Headers`.
+    public func macFramework(_ relative: String, identifier: String, version: String = "A") {
+        let name = FileNames.stem(Paths.lastComponent(relative))
+        plist(relative + "/Versions/\(version)/Resources/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string(identifier), "CFBundlePackageType": .string("FMWK"),
+            "CFBundleExecutable": .string(name),
+        ]))
+        text(relative + "/Versions/\(version)/\(name)", "binary", mode: 0o755)
+        text(relative + "/Versions/\(version)/Headers/\(name).h", "// header\n")
+        symlink(relative + "/Versions/Current", to: version)
+        symlink(relative + "/Resources", to: "Versions/Current/Resources")
+        symlink(relative + "/Headers", to: "Versions/Current/Headers")
+        symlink(relative + "/" + name, to: "Versions/Current/" + name)
+    }
+}

@@ -1,0 +1,27 @@
+import BundleModel
+import Testing
+
+@Suite struct VersionTests {
+    // BUNDLES.md section 7: CFBundleVersion 2.1.0b7 → 0x02106007.
+    @Test(arguments: [
+        ("2.1.0b7", UInt32(0x0210_6007)), ("1.0", 0x0100_8000), ("1", 0x0100_8000), ("10.1.2", 0x1012_8000),
+        ("1.0d3", 0x0100_2003), ("1.0a255", 0x0100_40FF), ("1.2f1", 0x0120_8001),
+        ("10.15", 0), ("1.10", 0), ("1.0b256", 0), ("", 0), ("abc", 0), ("1.0.0.0", 0), ("100", 0), ("1.0x", 0),
+    ])
+    func packedVersions(version: String, packed: UInt32) {
+        #expect(BundleVersion.packed(version) == packed)
+    }
+
+    @Test(arguments: [
+        ("1.10", "1.9"), ("1.0.1", "1.0"), ("1.0", "1.0b2"), ("1.0b2", "1.0b1"), ("2", "1.99"), ("10.15.7", "10.15.6"),
+        ("1.0.0", "1.0-rc1"),
+    ])
+    func versionOrder(newer: String, older: String) {
+        #expect(BundleVersion.compare(newer, older) == .orderedDescending)
+        #expect(BundleVersion.compare(older, newer) == .orderedAscending)
+    }
+
+    @Test func equalVersions() {
+        #expect(BundleVersion.compare("1.01", "1.1") == .orderedSame)
+    }
+}
