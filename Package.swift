@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Scanner", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Catalogue",
-            dependencies: ["BundleModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BundleModel", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .target(name: "Indexer", dependencies: ["Scanner", "Catalogue", "BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(
@@ -52,7 +52,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "IndexTests",
-            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "Fixtures", "TestSupport"],
+            dependencies: [
+                "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "CommandTests", dependencies: ["TestSupport", "Fixtures"], swiftSettings: strict),

@@ -28,7 +28,7 @@ public struct ScanRoot: Sendable {
 
     /// Status of a path relative to the root, following symlinks that stay inside; nil when it
     /// does not exist or cannot be reached.
-    func status(_ relative: String) -> FileStatus? {
+    public func status(_ relative: String) -> FileStatus? {
         guard let handle = try? open(relative, flags: O_PATH_ONLY) else { return nil }
         return try? handle.status()
     }

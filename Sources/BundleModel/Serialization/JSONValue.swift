@@ -1,0 +1,246 @@
+/// A JSON value with ordered object keys, so output is deterministic and follows the contract's
+/// field order.
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.integer(a), .integer(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        if case let .object(members) = self { return members.first { $0.0 == key }?.1 }
+        return nil
+    }
+
+    public var stringValue: String? { if case let .string(value) = self { value } else { nil } }
+    public var arrayValue: [JSONValue]? { if case let .array(value) = self { value } else { nil } }
+
+    public static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+    public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    // MARK: Writing
+
+    /// Compact JSON, or indented with two spaces.
+    public func serialized(pretty: Bool = false) -> String {
+        var out = ""
+        write(into: &out, indent: pretty ? 0 : nil)
+        return out
+    }
+
+    private func write(into out: inout String, indent: Int?) {
+        switch self {
+        case .null: out += "null"
+        case let .bool(value): out += value ? "true" : "false"
+        case let .integer(value): out += String(value)
+        case let .number(value): out += value.isFinite ? "\(value)" : "null"
+        case let .string(value): Self.writeString(value, into: &out)
+        case let .array(values):
+            if values.isEmpty { out += "[]"; return }
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                if let indent { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                value.write(into: &out, indent: indent.map { $0 + 1 })
+            }
+            if let indent { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "]"
+        case let .object(members):
+            if members.isEmpty { out += "{}"; return }
+            out += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out += "," }
+                if let indent { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                Self.writeString(key, into: &out)
+                out += indent == nil ? ":" : ": "
+                value.write(into: &out, indent: indent.map { $0 + 1 })
+            }
+            if let indent { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ value: String, into out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+
+    // MARK: Reading
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public var offset: Int
+        public var description: String { "invalid JSON at byte \(offset)" }
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        let value = try parser.value(depth: 0)
+        parser.skipSpace()
+        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index) }
+        return value
+    }
+}
+
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+        skipSpace()
+        guard index < bytes.count, depth < 512 else { throw JSONValue.ParseError(offset: index) }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [(String, JSONValue)] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            while true {
+                skipSpace()
+                guard case let .string(key) = try value(depth: depth + 1) else { throw JSONValue.ParseError(offset: index) }
+                skipSpace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONValue.ParseError(offset: index) }
+                index += 1
+                members.append((key, try value(depth: depth + 1)))
+                skipSpace()
+                guard index < bytes.count else { throw JSONValue.ParseError(offset: index) }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                throw JSONValue.ParseError(offset: index)
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            var values: [JSONValue] = []
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+            while true {
+                values.append(try value(depth: depth + 1))
+                skipSpace()
+                guard index < bytes.count else { throw JSONValue.ParseError(offset: index) }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+                throw JSONValue.ParseError(offset: index)
+            }
+        case UInt8(ascii: "\""):
+            return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        default:
+            let start = index
+            while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            if let integer = Int64(text) { return .integer(integer) }
+            if let number = Double(text) { return .number(number) }
+            throw JSONValue.ParseError(offset: start)
+        }
+    }
+
+    mutating func literal(_ word: String, _ value: JSONValue) throws(JSONValue.ParseError) -> JSONValue {
+        let utf8 = Array(word.utf8)
+        guard bytes[index...].starts(with: utf8) else { throw JSONValue.ParseError(offset: index) }
+        index += utf8.count
+        return value
+    }
+
+    mutating func string() throws(JSONValue.ParseError) -> String {
+        index += 1
+        var out: [UInt8] = []
+        var pendingHigh: UInt32?
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+            guard byte == UInt8(ascii: "\\") else { out.append(byte); continue }
+            guard index < bytes.count else { break }
+            let escape = bytes[index]
+            index += 1
+            var scalar: UInt32
+            switch escape {
+            case UInt8(ascii: "n"): scalar = 0x0A
+            case UInt8(ascii: "t"): scalar = 0x09
+            case UInt8(ascii: "r"): scalar = 0x0D
+            case UInt8(ascii: "b"): scalar = 0x08
+            case UInt8(ascii: "f"): scalar = 0x0C
+            case UInt8(ascii: "u"):
+                guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+                    throw JSONValue.ParseError(offset: index)
+                }
+                index += 4
+                scalar = value
+            default: scalar = UInt32(escape)
+            }
+            if (0xD800...0xDBFF).contains(scalar) { pendingHigh = scalar; continue }
+            if (0xDC00...0xDFFF).contains(scalar), let high = pendingHigh {
+                scalar = 0x10000 + ((high - 0xD800) << 10) + (scalar - 0xDC00)
+            }
+            pendingHigh = nil
+            out += Array(String(Unicode.Scalar(scalar) ?? "\u{FFFD}").utf8)
+        }
+        throw JSONValue.ParseError(offset: index)
+    }
+}
+
+extension PlistValue {
+    /// The JSON form used in the catalogue's `info` column: data as base64, dates as ISO 8601
+    /// strings, dictionary keys sorted.
+    public var jsonValue: JSONValue {
+        switch self {
+        case let .string(value): .string(value)
+        case let .integer(value): .integer(value)
+        case let .real(value): .number(value)
+        case let .bool(value): .bool(value)
+        case let .date(value): .string(PlistDate.formatISO8601(value))
+        case let .data(value): .string(Base64.encode(value))
+        case let .uid(value): .object([("CF$UID", .integer(Int64(bitPattern: value)))])
+        case let .array(values): .array(values.map(\.jsonValue))
+        case let .dictionary(entries): .object(entries.keys.sorted().map { ($0, entries[$0]!.jsonValue) })
+        }
+    }
+
+    /// The inverse of `jsonValue` as far as JSON allows (data and dates come back as strings).
+    public init(json: JSONValue) {
+        switch json {
+        case .null: self = .string("")
+        case let .bool(value): self = .bool(value)
+        case let .integer(value): self = .integer(value)
+        case let .number(value): self = .real(value)
+        case let .string(value): self = .string(value)
+        case let .array(values): self = .array(values.map(PlistValue.init(json:)))
+        case let .object(members): self = .dictionary(Dictionary(members.map { ($0.0, PlistValue(json: $0.1)) }, uniquingKeysWith: { $1 }))
+        }
+    }
+}

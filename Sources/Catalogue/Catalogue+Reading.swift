@@ -1,0 +1,183 @@
+public import BundleModel
+import GRDB
+public import Scanner
+import SystemCalls
+
+/// A catalogued bundle or package.
+public struct CataloguedBundle: Sendable {
+    public var id: Int64
+    public var record: BundleRecord
+    /// The raw Info dictionary as JSON (data as base64, dates as ISO 8601).
+    public var infoJSON: String
+}
+
+/// What to list: an exact identifier or a glob, a kind, a subtree. Identifiers match
+/// case-insensitively; a glob understands `*` and `?`.
+public struct BundleQuery: Sendable {
+    public var identifier: String?
+    public var kind: String?
+    public var under: String?
+
+    public init(identifier: String? = nil, kind: String? = nil, under: String? = nil) {
+        self.identifier = identifier
+        self.kind = kind
+        self.under = under
+    }
+
+    public var identifierIsGlob: Bool { identifier.map { $0.contains("*") || $0.contains("?") } ?? false }
+}
+
+extension Catalogue {
+    /// The bundles matching a query, by path.
+    public func bundles(matching query: BundleQuery) throws -> [CataloguedBundle] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if let identifier = query.identifier {
+            if query.identifierIsGlob {
+                conditions.append("identifier LIKE ? ESCAPE '\\'")
+                arguments.append(Self.likePattern(forGlob: identifier))
+            } else {
+                conditions.append("identifier = ? COLLATE NOCASE")
+                arguments.append(identifier)
+            }
+        }
+        if let kind = query.kind {
+            conditions.append("kind = ?")
+            arguments.append(kind)
+        }
+        if let under = query.under {
+            conditions.append(Self.subtreeCondition)
+            arguments += Self.subtreeValues(under)
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try read { db in
+            try Self.fetchBundles(db, sql: "SELECT * FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
+        }
+    }
+
+    /// One bundle by path.
+    public func bundle(atPath path: String) throws -> CataloguedBundle? {
+        try read { db in try Self.fetchBundles(db, sql: "SELECT * FROM bundles WHERE path = ?", arguments: [path]).first }
+    }
+
+    /// How many bundles there are, for summaries.
+    public func counts() throws -> (bundles: Int, directories: Int, withErrors: Int) {
+        try read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM directories") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles WHERE error_count > 0") ?? 0)
+        }
+    }
+
+    /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index.
+    static let subtreeCondition = "(path = ? OR (path >= ? AND path < ?))"
+
+    static func subtreeValues(_ root: String) -> [String] {
+        root == "/" ? ["/", "/", "0"] : [root, root + "/", root + "0"]
+    }
+
+    static func subtreeArguments(_ root: String) -> StatementArguments { StatementArguments(subtreeValues(root)) }
+
+    static func likePattern(forGlob glob: String) -> String {
+        var pattern = ""
+        for character in glob {
+            switch character {
+            case "*": pattern += "%"
+            case "?": pattern += "_"
+            case "%", "_", "\\": pattern += "\\" + String(character)
+            default: pattern.append(character)
+            }
+        }
+        return pattern
+    }
+
+    static func fetchBundles(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CataloguedBundle] {
+        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        guard !rows.isEmpty else { return [] }
+        // Child rows for these bundles, in two queries rather than two per bundle.
+        let ids = rows.map { $0["id"] as Int64 }
+        var strings: [Int64: [String: [String: String]]] = [:]
+        var problems: [Int64: [(String, String)]] = [:]
+        let idList = rows.count > 500 ? nil : ids.map(String.init).joined(separator: ",")
+        let stringsSQL = idList.map { "SELECT * FROM localized_strings WHERE bundle_id IN (\($0))" } ?? "SELECT * FROM localized_strings"
+        try Row.fetchCursor(db, sql: stringsSQL).forEach { row in
+            strings[row["bundle_id"], default: [:]][row["localization"], default: [:]][row["key"]] = row["value"]
+        }
+        let problemsSQL = idList.map { "SELECT * FROM problems WHERE bundle_id IN (\($0)) ORDER BY rowid" } ?? "SELECT * FROM problems ORDER BY rowid"
+        try Row.fetchCursor(db, sql: problemsSQL).forEach { row in
+            problems[row["bundle_id"], default: []].append((row["severity"], row["message"]))
+        }
+        return rows.map { row in
+            let id: Int64 = row["id"]
+            return CataloguedBundle(
+                id: id, record: RecordColumns.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []),
+                infoJSON: row["info"])
+        }
+    }
+
+    // MARK: For the indexer
+
+    /// What the catalogue knows under a root, for an incremental scan.
+    public func knownTree(under root: String) throws -> KnownTree {
+        try read { db in
+            var tree = KnownTree()
+            let bounds = Self.subtreeArguments(root)
+            try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
+                let path: String = row[0]
+                tree.addDirectory(path, KnownTree.Directory(
+                    changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3],
+                    sidecar: StampCoding.decode(row[4] as String?).first), isRoot: path == root)
+            }
+            try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
+                let path: String = row[0]
+                let structure = BundleStructure(
+                    infoFile: row[2], resourcesDirectory: row[3],
+                    lowercasedExtension: FileNames.lowercasedExtension(Paths.lastComponent(path)))
+                tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure)
+            }
+            return tree
+        }
+    }
+
+    /// Every application's document types and type declarations, for computing claims.
+    public func claimSources() throws -> [ClaimResolver.Application] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE document_types IS NOT NULL OR type_declarations IS NOT NULL").map { row in
+                ClaimResolver.Application(
+                    path: row[0], documentTypes: (row[1] as String?).map(DocumentTypeCoding.decode) ?? [],
+                    typeDeclarations: (row[2] as String?).map(TypeDeclarationCoding.decode) ?? [])
+            }
+        }
+    }
+
+    /// The roots indexed so far.
+    public func indexedRoots() throws -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT path FROM roots ORDER BY path") }
+    }
+
+    /// The claimed extensions currently recorded.
+    public func claimedExtensions() throws -> Set<String> {
+        try read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT extension FROM claims")) }
+    }
+
+    /// Directories under a root whose extension is one of these.
+    public func directories(withExtensions extensions: Set<String>, under root: String) throws -> [String] {
+        guard !extensions.isEmpty else { return [] }
+        return try read { db in
+            var paths: [String] = []
+            for ext in extensions.sorted() {
+                paths += try String.fetchAll(db, sql: "SELECT path FROM directories WHERE extension = ? AND \(Self.subtreeCondition)",
+                                             arguments: [ext] + Self.subtreeArguments(root))
+            }
+            return paths
+        }
+    }
+
+    /// Catalogued packages under a root that are packages because of a claim.
+    public func claimedPackages(under root: String) throws -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT path FROM bundles WHERE package_reasons LIKE '%claimed%' AND \(Self.subtreeCondition)",
+                                arguments: Self.subtreeArguments(root))
+        }
+    }
+}

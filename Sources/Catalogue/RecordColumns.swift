@@ -1,0 +1,170 @@
+import BundleModel
+import GRDB
+
+/// How a `BundleRecord` is spread over the `bundles` row and its child tables.
+enum RecordColumns {
+    static let bundleColumns = [
+        "path", "name", "identifier", "kind", "is_package", "package_reasons", "is_bundle", "layout",
+        "info_bundle_name", "info_display_name", "version", "short_version", "numeric_version", "package_type",
+        "signature", "executable_name", "executable", "development_region", "declared_localizations",
+        "localizations", "strings_tables", "info_file", "info_format", "info", "resources_directory",
+        "finder_flags", "finder_info_source", "document_types", "type_declarations", "stamps", "error_count",
+        "warning_count", "scanned_at",
+    ]
+
+    static let upsertSQL: String = {
+        let columns = bundleColumns.joined(separator: ", ")
+        let placeholders = bundleColumns.map { _ in "?" }.joined(separator: ", ")
+        let updates = bundleColumns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO bundles (\(columns)) VALUES (\(placeholders)) ON CONFLICT(path) DO UPDATE SET \(updates) RETURNING id"
+    }()
+
+    static func arguments(for record: BundleRecord, scannedAt: Double) -> StatementArguments {
+        let info = record.infoDictionary
+        let values: [(any DatabaseValueConvertible)?] = [
+            record.path, record.name, record.identifier, record.kind, record.isPackage,
+            record.packageReasons.names.joined(separator: ","), record.isBundle, record.layout?.rawValue,
+            info.bundleName, info.displayName, record.version, record.shortVersion, Int64(UInt64(record.numericVersion)),
+            info.packageType, info.signature, info.executable, record.executable, record.developmentRegion,
+            JSONValue.strings(info.declaredLocalizations).serialized(), JSONValue.strings(record.localizations).serialized(),
+            JSONValue.strings(record.infoPlistStrings.keys.sorted()).serialized(),
+            record.infoFile, record.infoFormat?.rawValue, PlistValue.dictionary(record.info).jsonValue.serialized(),
+            record.resourcesDirectory, record.finderFlags.map { Int64($0) }, record.finderInfoSource?.rawValue,
+            record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode(record.documentTypes),
+            record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode(record.typeDeclarations),
+            StampCoding.encode(record.stamps), record.errors.count, record.warnings.count, scannedAt,
+        ]
+        return StatementArguments(values)
+    }
+
+    /// Rebuilds a record from its row. `info` holds the exposed keys only; the raw dictionary is in
+    /// the `info` column as JSON.
+    static func record(from row: Row, strings: [String: [String: String]], problems: [(String, String)]) -> BundleRecord {
+        var record = BundleRecord(path: row["path"])
+        record.packageReasons = PackageReasons(names: (row["package_reasons"] as String).split(separator: ",").map(String.init))
+        record.isBundle = row["is_bundle"]
+        record.layout = (row["layout"] as String?).flatMap(LayoutKind.init(rawValue:))
+        record.kind = row["kind"]
+        record.infoFile = row["info_file"]
+        record.infoFormat = (row["info_format"] as String?).flatMap(PlistFormat.init(rawValue:))
+        var info: [String: PlistValue] = [:]
+        let exposed: [(String, String)] = [
+            ("CFBundleIdentifier", "identifier"), ("CFBundleName", "info_bundle_name"),
+            ("CFBundleDisplayName", "info_display_name"), ("CFBundleVersion", "version"),
+            ("CFBundleShortVersionString", "short_version"), ("CFBundlePackageType", "package_type"),
+            ("CFBundleSignature", "signature"), ("CFBundleExecutable", "executable_name"),
+            ("CFBundleDevelopmentRegion", "development_region"),
+        ]
+        for (key, column) in exposed {
+            if let value = row[column] as String? { info[key] = .string(value) }
+        }
+        let declared = decodeStrings(row["declared_localizations"])
+        if !declared.isEmpty { info["CFBundleLocalizations"] = .array(declared.map(PlistValue.string)) }
+        record.info = info
+        record.resourcesDirectory = row["resources_directory"]
+        record.localizations = decodeStrings(row["localizations"])
+        var tables = strings
+        for localization in decodeStrings(row["strings_tables"]) where tables[localization] == nil { tables[localization] = [:] }
+        record.infoPlistStrings = tables
+        record.executable = row["executable"]
+        record.finderFlags = (row["finder_flags"] as Int64?).map { UInt16(truncatingIfNeeded: $0) }
+        record.finderInfoSource = (row["finder_info_source"] as String?).flatMap(FinderInfoSource.init(rawValue:))
+        record.documentTypes = (row["document_types"] as String?).map(DocumentTypeCoding.decode) ?? []
+        record.typeDeclarations = (row["type_declarations"] as String?).map(TypeDeclarationCoding.decode) ?? []
+        record.stamps = StampCoding.decode(row["stamps"])
+        record.errors = problems.filter { $0.0 == "error" }.map(\.1)
+        record.warnings = problems.filter { $0.0 == "warning" }.map(\.1)
+        return record
+    }
+
+    static func decodeStrings(_ json: String?) -> [String] {
+        guard let json, let value = try? JSONValue.parse(json) else { return [] }
+        return value.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}
+
+/// Stamps as lines of `ctime size inode path`, the path last with `\` and newlines escaped:
+/// compact, and fast to read back for every bundle on a re-index.
+enum StampCoding {
+    static func encode(_ stamps: [FileStamp]) -> String {
+        stamps.map { "\($0.changeTime) \($0.size) \($0.inode) \(escape($0.path))" }.joined(separator: "\n")
+    }
+
+    static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }
+
+    static func decode(_ text: String?) -> [FileStamp] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4, let changeTime = Int64(parts[0]), let size = Int64(parts[1]), let inode = UInt64(parts[2]) else { return nil }
+            return FileStamp(path: unescape(parts[3]), changeTime: changeTime, size: size, inode: inode)
+        }
+    }
+
+    static func escape(_ path: String) -> String {
+        guard path.contains(where: { $0 == "\\" || $0 == "\n" }) else { return path }
+        return path.replacingAll("\\", with: "\\\\").replacingAll("\n", with: "\\n")
+    }
+
+    static func unescape(_ text: Substring) -> String {
+        guard text.contains("\\") else { return String(text) }
+        var out = ""
+        var escaping = false
+        for character in text {
+            if escaping { out.append(character == "n" ? "\n" : character); escaping = false } else if character == "\\" { escaping = true } else { out.append(character) }
+        }
+        return out
+    }
+}
+
+enum DocumentTypeCoding {
+    static func encode(_ types: [DocumentType]) -> String {
+        JSONValue.array(types.map { type in
+            .object([
+                ("name", .optional(type.name)), ("role", .optional(type.role)), ("extensions", .strings(type.extensions)),
+                ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage)),
+            ])
+        }).serialized()
+    }
+
+    static func decode(_ json: String) -> [DocumentType] {
+        guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
+        return entries.map { entry in
+            DocumentType(
+                name: entry["name"]?.stringValue, role: entry["role"]?.stringValue,
+                extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                contentTypes: entry["contentTypes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                isPackage: entry["isPackage"] == .bool(true))
+        }
+    }
+}
+
+enum TypeDeclarationCoding {
+    static func encode(_ declarations: [TypeDeclaration]) -> String {
+        JSONValue.array(declarations.map { declaration in
+            .object([
+                ("identifier", .string(declaration.identifier)), ("conformsTo", .strings(declaration.conformsTo)),
+                ("extensions", .strings(declaration.extensions)), ("exported", .bool(declaration.exported)),
+            ])
+        }).serialized()
+    }
+
+    static func decode(_ json: String) -> [TypeDeclaration] {
+        guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
+        return entries.compactMap { entry in
+            guard let identifier = entry["identifier"]?.stringValue else { return nil }
+            return TypeDeclaration(
+                identifier: identifier, conformsTo: entry["conformsTo"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                exported: entry["exported"] == .bool(true))
+        }
+    }
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for character in self { if character == target { out += replacement } else { out.append(character) } }
+        return out
+    }
+}

@@ -1,0 +1,90 @@
+import GRDB
+
+/// The catalogue's schema, one migration per version. Docs/catalogue.md describes every table
+/// for people who query it with `sqlite3`; keep the two in step.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE roots (
+                    path TEXT PRIMARY KEY,
+                    last_indexed_at REAL
+                ) WITHOUT ROWID;
+
+                CREATE TABLE directories (
+                    path TEXT PRIMARY KEY,
+                    change_time INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    device INTEGER NOT NULL,
+                    extension TEXT,
+                    trusted INTEGER NOT NULL,
+                    sidecar TEXT
+                ) WITHOUT ROWID;
+                CREATE INDEX directories_by_extension ON directories(extension) WHERE extension IS NOT NULL;
+
+                CREATE TABLE bundles (
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    identifier TEXT,
+                    kind TEXT NOT NULL,
+                    is_package INTEGER NOT NULL,
+                    package_reasons TEXT NOT NULL,
+                    is_bundle INTEGER NOT NULL,
+                    layout TEXT,
+                    info_bundle_name TEXT,
+                    info_display_name TEXT,
+                    version TEXT,
+                    short_version TEXT,
+                    numeric_version INTEGER NOT NULL,
+                    package_type TEXT,
+                    signature TEXT,
+                    executable_name TEXT,
+                    executable TEXT,
+                    development_region TEXT,
+                    declared_localizations TEXT NOT NULL,
+                    localizations TEXT NOT NULL,
+                    strings_tables TEXT NOT NULL,
+                    info_file TEXT,
+                    info_format TEXT,
+                    info TEXT NOT NULL,
+                    resources_directory TEXT,
+                    finder_flags INTEGER,
+                    finder_info_source TEXT,
+                    document_types TEXT,
+                    type_declarations TEXT,
+                    stamps TEXT NOT NULL,
+                    error_count INTEGER NOT NULL,
+                    warning_count INTEGER NOT NULL,
+                    scanned_at REAL NOT NULL
+                );
+                CREATE INDEX bundles_by_identifier ON bundles(identifier COLLATE NOCASE);
+
+                CREATE TABLE localized_strings (
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    localization TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (bundle_id, localization, key)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE problems (
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    severity TEXT NOT NULL CHECK (severity IN ('error', 'warning')),
+                    message TEXT NOT NULL
+                );
+                CREATE INDEX problems_by_bundle ON problems(bundle_id);
+
+                CREATE TABLE claims (
+                    application_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    extension TEXT NOT NULL,
+                    content_type TEXT
+                );
+                CREATE INDEX claims_by_extension ON claims(extension);
+                CREATE INDEX claims_by_application ON claims(application_id);
+                """)
+        }
+        return migrator
+    }
+}

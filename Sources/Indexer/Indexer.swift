@@ -1,0 +1,151 @@
+public import BundleModel
+public import Catalogue
+public import Scanner
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one index run did.
+public struct IndexSummary: Sendable {
+    public var root: String
+    public var directoriesVisited = 0
+    public var directoriesListed = 0
+    public var bundlesRead = 0
+    public var bundlesUnderRoot = 0
+    public var bundlesWithErrors = 0
+    public var removedDirectories = 0
+    public var removedBundles = 0
+    public var claimedExtensions: [String] = []
+    public var problems: [String] = []
+    public var seconds = 0.0
+}
+
+public enum IndexError: Error, CustomStringConvertible {
+    case notADirectory(String)
+    case unreadableRoot(String, String)
+
+    public var description: String {
+        switch self {
+        case let .notADirectory(path): "\(path) is not a directory"
+        case let .unreadableRoot(path, reason): "cannot read \(path): \(reason)"
+        }
+    }
+}
+
+/// Scans roots into the catalogue: the first time completely, later only what changed.
+public struct Indexer: Sendable {
+    public let catalogue: Catalogue
+    public var options: ScanOptions
+
+    public init(catalogue: Catalogue, options: ScanOptions = ScanOptions()) {
+        self.catalogue = catalogue
+        self.options = options
+    }
+
+    /// The canonical absolute path of a root: symlinks resolved, so paths in the catalogue are stable.
+    public static func canonicalRoot(_ path: String) throws -> String {
+        let resolved = try FileNameCoding.withCString(path) { cPath -> String? in
+            guard let real = realpath(cPath, nil) else { return nil }
+            defer { free(real) }
+            return FileNameCoding.string(cString: real)
+        }
+        guard let resolved else { throw IndexError.unreadableRoot(path, String(cString: strerror(errno))) }
+        guard (try? FileStatus.of(resolved))?.type == .directory else { throw IndexError.notADirectory(path) }
+        return resolved
+    }
+
+    /// Indexes one root and reconciles claims. `progress` is updated while it runs.
+    public func index(root path: String, progress: ScanProgress = ScanProgress()) throws -> IndexSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let rootPath = try Self.canonicalRoot(path)
+        let root = try ScanRoot(path: rootPath)
+        let known = try catalogue.knownTree(under: rootPath)
+        var scanOptions = options
+        scanOptions.settings.claimedExtensions = try catalogue.claimedExtensions()
+
+        let scanner = TreeScanner(root: root, known: known, options: scanOptions, progress: progress)
+        let sink = CatalogueSink(catalogue: catalogue)
+        let result = scanner.scan(into: sink)
+        try sink.check()
+
+        let staleDirectories = known.directories.keys.filter { !result.visitedDirectories.contains($0) }
+        let staleBundles = known.bundles.keys.filter { !result.presentBundles.contains($0) }
+        try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
+
+        var summary = IndexSummary(root: rootPath)
+        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).sorted()
+        try catalogue.recordRoot(rootPath, indexedAt: Double(wallClock()) / 1e9)
+
+        let under = try catalogue.bundles(matching: BundleQuery(under: rootPath))
+        summary.directoriesVisited = progress.directoriesVisited
+        summary.directoriesListed = progress.directoriesListed
+        summary.bundlesRead = progress.bundlesRead
+        summary.bundlesUnderRoot = under.count
+        summary.bundlesWithErrors = under.filter { !$0.record.errors.isEmpty }.count
+        summary.removedDirectories = staleDirectories.count
+        summary.removedBundles = staleBundles.count
+        summary.problems = result.problems
+        let elapsed = clock.now - started
+        summary.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return summary
+    }
+
+    /// Recomputes package claims from every catalogued application (rule 14) and re-reads the
+    /// directories whose package status the change affects, wherever they are catalogued.
+    /// Returns the claimed extensions.
+    @discardableResult
+    public func reconcileClaims(previouslyClaimed: Set<String>, rootHint: ScanRoot) throws -> Set<String> {
+        let claims = ClaimResolver.claims(of: try catalogue.claimSources())
+        try catalogue.replaceClaims(claims)
+        let claimed = Set(claims.map(\.ext))
+        let changed = claimed.symmetricDifference(previouslyClaimed)
+        guard !changed.isEmpty else { return claimed }
+        var affected = Set(try catalogue.directories(withExtensions: changed, under: "/"))
+        affected.formUnion(try catalogue.claimedPackages(under: "/").filter { path in
+            FileNames.lowercasedExtension(Paths.lastComponent(path)).map { !claimed.contains($0) } ?? true
+        })
+        var settings = options.settings
+        settings.claimedExtensions = claimed
+        var events: [ScanEvent] = []
+        let roots = try catalogue.indexedRoots() + [rootHint.path]
+        var scanners: [String: TreeScanner] = [:]
+        for path in affected.sorted() {
+            // Read each directory beneath the root it was catalogued under.
+            guard let rootPath = roots.filter({ Paths.isWithin(path, $0) }).max(by: { $0.utf8.count < $1.utf8.count }) else { continue }
+            if scanners[rootPath] == nil, let root = rootPath == rootHint.path ? rootHint : try? ScanRoot(path: rootPath) {
+                scanners[rootPath] = TreeScanner(root: root, options: ScanOptions(threads: 1, settings: settings))
+            }
+            guard let scanner = scanners[rootPath] else { continue }
+            switch scanner.inspectDirectory(at: path) {
+            case let .bundle(record): events.append(.bundle(record))
+            case .notABundle, .missing: events.append(.bundleRemoved(path: path))
+            case .unreadable: continue
+            }
+        }
+        try catalogue.apply(events, scannedAt: Double(wallClock()) / 1e9)
+        return claimed
+    }
+}
+
+/// Writes scan batches into the catalogue as they arrive; remembers the first failure.
+final class CatalogueSink: ScanSink, @unchecked Sendable {
+    let catalogue: Catalogue
+    private var failure: (any Error)?
+
+    init(catalogue: Catalogue) { self.catalogue = catalogue }
+
+    func receive(_ events: [ScanEvent]) {
+        guard failure == nil else { return }
+        do { try catalogue.apply(events, scannedAt: Double(wallClock()) / 1e9) } catch { failure = error }
+    }
+
+    func check() throws { if let failure { throw failure } }
+}
+
+func wallClock() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+public import Glibc
+#endif
+
+/// A mutex with a condition variable, for the few places that must wait for work (Swift's
+/// `Mutex` has no condition).
+public final class ConditionLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits for a signal; call only inside `withLock`, in a loop re-checking the predicate.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits at most `seconds`; returns false on timeout. Call only inside `withLock`.
+    @discardableResult
+    public func wait(seconds: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
+        var deadline = timespec(tv_sec: Int(total), tv_nsec: Int((total - total.rounded(.down)) * 1e9))
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// Runs `body(index)` on `count` new threads with the given stack size and waits for all.
+public enum Threads {
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    public static func runAll(count: Int, stackSize: Int = 8 << 20, _ body: @escaping @Sendable (Int) -> Void) {
+        let threads = (0..<count).map { index in spawn(stackSize: stackSize) { body(index) } }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+
+    /// Starts a joinable thread running `body`.
+    public static func spawn(stackSize: Int = 8 << 20, _ body: @escaping @Sendable () -> Void) -> pthread_t {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { context in
+            let body = Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, box)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        return thread
+    }
+
+    public static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
+}
+
+private final class ThreadBody: @unchecked Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}

@@ -1,0 +1,186 @@
+import BundleModel
+import Catalogue
+import Fixtures
+import Indexer
+import Scanner
+import SystemCalls
+import Testing
+import TestSupport
+
+@Suite struct IndexTests {
+    @Test func frameworkWithRealSymlinksIsCountedOnce() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macFramework("Library/Frameworks/X.framework", identifier: "com.example.X")
+        fixture.tree.macApp("Applications/Uses.app", identifier: "com.example.uses")
+        fixture.tree.symlink("Applications/Uses.app/Contents/Frameworks", to: "../../../Library/Frameworks")
+        try fixture.index()
+        #expect(try fixture.paths() == ["Applications/Uses.app", "Library/Frameworks/X.framework"])
+        let x = try #require(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "com.example.X")).first)
+        #expect(x.record.kind == "framework" && !x.record.isPackage)
+    }
+
+    @Test func nestedBundlesAreCatalogued() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("Host.app", identifier: "com.example.host")
+        fixture.tree.plist("Host.app/Contents/PlugIns/Filter.plugin/Contents/Info.plist", .dictionary(["CFBundleIdentifier": .string("com.example.filter")]))
+        fixture.tree.macFramework("Host.app/Contents/Frameworks/Core.framework", identifier: "com.example.core")
+        fixture.tree.plist("Host.app/Contents/Library/LoginItems/Helper.app/Contents/Info.plist", .dictionary(["CFBundleIdentifier": .string("com.example.helper")]))
+        fixture.tree.plist("Host.app/Contents/Resources/Extra.bundle/Info.plist", .dictionary(["CFBundleIdentifier": .string("com.example.extra")]))
+        fixture.tree.macFramework("Outer.framework", identifier: "com.example.outer")
+        fixture.tree.macFramework("Outer.framework/Versions/A/Frameworks/Inner.framework", identifier: "com.example.inner")
+        try fixture.index()
+        #expect(try fixture.paths() == [
+            "Host.app", "Host.app/Contents/Frameworks/Core.framework", "Host.app/Contents/Library/LoginItems/Helper.app",
+            "Host.app/Contents/PlugIns/Filter.plugin", "Host.app/Contents/Resources/Extra.bundle", "Outer.framework",
+            "Outer.framework/Versions/A/Frameworks/Inner.framework",
+        ])
+    }
+
+    @Test func reindexWithNothingChangedReadsNothing() throws {
+        let fixture = try IndexFixture()
+        for index in 0..<20 { fixture.tree.macApp("Apps/App\(index).app", identifier: "com.example.app\(index)", localizedStrings: ["de": ["CFBundleDisplayName": "Programm \(index)"]]) }
+        let first = try fixture.index()
+        #expect(first.bundlesRead == 20)
+        let before = try fixture.dump()
+        let second = try fixture.index()
+        #expect(second.bundlesRead == 0)
+        #expect(second.directoriesListed == 0)
+        #expect(second.directoriesVisited == first.directoriesVisited)
+        #expect(try fixture.dump() == before)
+    }
+
+    @Test func recentDirectoriesAreNotTrusted() throws {
+        let fixture = try IndexFixture()
+        fixture.options = ScanOptions(distrustWindow: 60_000_000_000)
+        fixture.tree.macApp("A.app", identifier: "com.example.a")
+        let first = try fixture.index()
+        // Everything was just created, so nothing may be skipped on the next run.
+        #expect(try fixture.index().directoriesListed == first.directoriesListed)
+    }
+
+    @Test func changesConvergeToAFreshIndex() throws {
+        let fixture = try IndexFixture()
+        let tree = fixture.tree
+        tree.macApp("Apps/Keep.app", identifier: "com.example.keep", info: ["CFBundleName": .string("Keep")], localizedStrings: ["de": ["CFBundleDisplayName": "Behalten"]])
+        tree.macApp("Apps/Edit.app", identifier: "com.example.edit")
+        tree.macApp("Apps/Gone.app", identifier: "com.example.gone")
+        tree.macApp("Deep/A/B/Moved.app", identifier: "com.example.moved")
+        tree.text("Folder/file.txt", "x")
+        try fixture.index()
+
+        tree.plist("Apps/Edit.app/Contents/Info.plist", .dictionary(["CFBundleIdentifier": .string("com.example.edited"), "CFBundleExecutable": .string("Edit")]))
+        tree.strings("Apps/Keep.app/Contents/Resources/de.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Geändert"])
+        tree.remove("Apps/Gone.app")
+        tree.rename("Deep/A", "Elsewhere")
+        tree.macApp("Folder/New.app", identifier: "com.example.new")
+        tree.remove("Apps/Keep.app/Contents/MacOS")
+        try fixture.index()
+        let dump = try fixture.dump()
+        let fresh = try fixture.freshDump()
+        #expect(dump == fresh, "\(dump.difference(from: fresh))")
+        #expect(try fixture.paths() == ["Apps/Edit.app", "Apps/Keep.app", "Elsewhere/B/Moved.app", "Folder/New.app"])
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "com.example.edited")).count == 1)
+        let keep = try #require(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "com.example.keep")).first)
+        #expect(keep.record.displayName(for: [LanguageTag("de")!]) == "Geändert")
+        #expect(keep.record.errors.contains { $0.contains("executable") })
+    }
+
+    @Test func aBundleThatStopsBeingOneIsRemoved() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.plist("Thing.widget/Contents/Info.plist", .dictionary(["CFBundleIdentifier": .string("com.example.w")]))
+        try fixture.index()
+        #expect(try fixture.paths() == ["Thing.widget"])
+        fixture.tree.remove("Thing.widget/Contents/Info.plist")
+        try fixture.index()
+        #expect(try fixture.paths().isEmpty)
+        #expect(try fixture.dump() == (try fixture.freshDump()))
+    }
+
+    // BUNDLES.md section 7: Doc.pkgdoc while an app claims pkgdoc with LSTypeIsPackage; then the app is deleted.
+    @Test func claimsAppearAndGo() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.text("Documents/Doc.pkgdoc/index.xml", "<doc/>")
+        fixture.tree.text("Documents/Other.PKGDOC/index.xml", "<doc/>")
+        try fixture.index()
+        #expect(try fixture.paths().isEmpty)
+
+        fixture.tree.macApp("Apps/Editor.app", identifier: "com.example.editor", info: [
+            "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("pkgdoc")]), "LSTypeIsPackage": .bool(true)])]),
+        ])
+        let summary = try fixture.index()
+        #expect(summary.claimedExtensions == ["pkgdoc"])
+        #expect(try fixture.paths() == ["Apps/Editor.app", "Documents/Doc.pkgdoc", "Documents/Other.PKGDOC"])
+        let doc = try #require(try fixture.catalogue.bundle(atPath: fixture.tree.path("Documents/Doc.pkgdoc")))
+        #expect(doc.record.packageReasons == .claimed)
+        #expect(doc.record.kind == "document")
+        #expect(try fixture.dump() == (try fixture.freshDump()))
+
+        fixture.tree.remove("Apps/Editor.app")
+        try fixture.index()
+        #expect(try fixture.paths().isEmpty)
+        #expect(try fixture.dump() == (try fixture.freshDump()))
+    }
+
+    @Test func claimsThroughTypeDeclarationsOfAnotherApp() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.text("Docs/Report.bdoc/data", "x")
+        // One app declares the type as a package; another opens it by its type identifier.
+        fixture.tree.macApp("Declarer.app", identifier: "com.example.declarer", info: [
+            "UTExportedTypeDeclarations": .array([.dictionary([
+                "UTTypeIdentifier": .string("com.example.bdoc"), "UTTypeConformsTo": .array([.string("com.example.base")]),
+                "UTTypeTagSpecification": .dictionary(["public.filename-extension": .array([.string("bdoc")])]),
+            ]), .dictionary([
+                "UTTypeIdentifier": .string("com.example.base"), "UTTypeConformsTo": .string("com.apple.package"),
+            ])]),
+        ])
+        fixture.tree.macApp("Viewer.app", identifier: "com.example.viewer", info: [
+            "CFBundleDocumentTypes": .array([.dictionary(["LSItemContentTypes": .array([.string("com.example.bdoc")])])]),
+        ])
+        let summary = try fixture.index()
+        #expect(summary.claimedExtensions == ["bdoc"])
+        #expect(try fixture.paths().contains("Docs/Report.bdoc"))
+    }
+
+    @Test func treeProblemsDoNotStopTheIndex() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("Good.app", identifier: "com.example.good")
+        fixture.tree.fifo("Good.app/Contents/Resources/pipe")
+        fixture.tree.fifo("pipe")
+        fixture.tree.symlink("loop", to: "loop")
+        fixture.tree.symlink("up", to: "..")
+        fixture.tree.symlink("Good.app/Contents/Resources/zero", to: "/dev/zero")
+        let summary = try fixture.index()
+        #expect(try fixture.paths() == ["Good.app"])
+        #expect(summary.problems.isEmpty)
+    }
+
+    @Test func namesThatAreNotUTF8SurviveTheRoundTrip() throws {
+        let fixture = try IndexFixture()
+        let latin1Name = FileNameCoding.string(from: Array("Caf".utf8) + [0xE9] + Array(".app".utf8))
+        fixture.tree.macApp(latin1Name, identifier: "com.example.cafe")
+        try fixture.index()
+        let record = try #require(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "com.example.cafe")).first).record
+        #expect(record.name == latin1Name)
+        #expect(FileNameCoding.bytes(of: record.name) == Array("Caf".utf8) + [0xE9] + Array(".app".utf8))
+        #expect((try? FileStatus.of(record.path)) != nil)
+    }
+}
+
+@Suite(.enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipMessage)))
+struct CorpusIndexTests {
+    @Test func corpusTree() throws {
+        let fixture = try IndexFixture()
+        let summary = try fixture.index(Corpus.tree!)
+        let bundles = try fixture.catalogue.bundles(matching: BundleQuery())
+        #expect(bundles.map { String($0.record.path.dropFirst(Corpus.tree!.count + 1)) } == [
+            "Applications/Affiche.app", "Applications/Chess.app", "Applications/SystemPreferences.app",
+            "Applications/Terminal.app", "Library/Frameworks/Pantomime.framework",
+        ])
+        #expect(summary.bundlesUnderRoot == 5)
+        let terminal = try #require(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "org.gap.terminal")).first)
+        #expect(terminal.record.identifier == "org.gap.Terminal")
+        #expect(terminal.record.localizations.count == 10)
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery(kind: "framework")).count == 1)
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "org.gap.*")).count == 1)
+    }
+}
