@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "CSystemShims"),
@@ -38,6 +39,7 @@ let package = Package(
             dependencies: [
                 "Indexer", "Catalogue", "BundleModel", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .executableTarget(name: "bundlefs", dependencies: ["BundleFSCommands"], swiftSettings: strict),
@@ -58,7 +60,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["TestSupport", "Fixtures"], swiftSettings: strict),
+            name: "CommandTests", dependencies: ["TestSupport", "Fixtures", "BundleModel", "SystemCalls", "bundlefs"],
+            swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["SystemCalls"], path: "Tests/TestSupport", swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

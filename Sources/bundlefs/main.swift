@@ -1,1 +1,3 @@
-print("hi")
+import BundleFSCommands
+
+BundleFSMain.run()

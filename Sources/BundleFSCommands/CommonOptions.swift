@@ -1,0 +1,67 @@
+import ArgumentParser
+import BundleModel
+import Catalogue
+import Foundation
+import Logging
+
+/// Options every command takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("catalogue"), help: ArgumentHelp(
+        "The catalogue file.",
+        discussion: "Default: $BUNDLEFS_CATALOGUE, else $XDG_CACHE_HOME/bundlefs/catalogue.sqlite, else ~/.cache/bundlefs/catalogue.sqlite.",
+        valueName: "file"))
+    var cataloguePath: String?
+
+    @Option(name: .customLong("lang"), help: ArgumentHelp(
+        "The languages to show names in, most preferred first (e.g. de-CH,en).",
+        discussion: "Default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG.", valueName: "tags"))
+    var languageList: String?
+
+    @Flag(name: .shortAndLong, help: "Say more (the same as --log-level info).")
+    var verbose = false
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log.", valueName: "level"))
+    var logLevel: LogLevel?
+
+    var catalogueFile: String {
+        cataloguePath.map { absolutePath($0) } ?? Catalogue.defaultPath(environment: ProcessInfo.processInfo.environment)
+    }
+
+    func languages() throws -> [LanguageTag] {
+        if let languageList {
+            do { return try PreferredLanguages.parse(languageList) } catch { throw UserError("--lang: \(error)") }
+        }
+        return PreferredLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
+    }
+
+    var effectiveLogLevel: Logger.Level { logLevel?.level ?? (verbose ? .info : .warning) }
+
+    func logger(_ label: String) -> Logger {
+        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = effectiveLogLevel
+        return logger
+    }
+
+    func openCatalogue(_ mode: Catalogue.Mode) throws -> Catalogue {
+        do { return try Catalogue(path: catalogueFile, mode: mode) } catch let error as CatalogueError { throw UserError("\(error)") }
+    }
+}
+
+enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+    case error, warning, info, debug
+
+    var level: Logger.Level {
+        switch self {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        case .debug: .debug
+        }
+    }
+}
+
+/// An absolute path for a user-given path, without resolving symlinks.
+func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    return FileManager.default.currentDirectoryPath + "/" + path
+}

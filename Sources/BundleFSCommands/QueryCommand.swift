@@ -1,0 +1,53 @@
+import ArgumentParser
+import BundleModel
+import Catalogue
+import Foundation
+import Indexer
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "List catalogued bundles: by exact identifier, by a glob such as com.example.*, by kind, under a path.",
+        discussion: "Identifiers match case-insensitively. With no arguments, every catalogued bundle and package is listed.")
+
+    @Argument(help: ArgumentHelp("An identifier, or a glob with * and ?.", valueName: "id-or-glob"))
+    var identifier: String?
+
+    @Option(help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, or a raw package type.", valueName: "kind"))
+    var kind: String?
+
+    @Option(help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))
+    var under: String?
+
+    @Flag(help: "Print a JSON array for programs instead of a table.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let languages = try common.languages()
+        let catalogue = try common.openCatalogue(.readOnly)
+        let underPath = under.map { path in (try? Indexer.canonicalRoot(absolutePath(path))) ?? absolutePath(path) }
+        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath))
+        if json {
+            print(JSONValue.array(bundles.map { ContractJSON.object(for: $0.record, languages: languages) }).serialized(pretty: true))
+            return
+        }
+        guard !bundles.isEmpty else { return }
+        var table = TextTable(header: ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
+        for bundle in bundles {
+            let record = bundle.record
+            table.rows.append([
+                TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind),
+                TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
+                DisplayNames.sanitized(record.displayName(for: languages), realName: record.name).terminalSafe,
+                TerminalText.safe(record.path) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) errors)"),
+            ])
+        }
+        print(table.rendered())
+    }
+}
+
+extension String {
+    var terminalSafe: String { TerminalText.safe(self) }
+}

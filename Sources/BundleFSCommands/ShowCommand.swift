@@ -1,0 +1,81 @@
+import ArgumentParser
+import BundleModel
+import Catalogue
+import Foundation
+import Indexer
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Everything bundlefs knows about one bundle or package, read from disk (no catalogue needed).",
+        discussion: "When a catalogue exists, its package claims (rule 14) are taken into account.")
+
+    @Argument(help: ArgumentHelp("The bundle or package directory.", valueName: "path"))
+    var path: String
+
+    @Flag(help: "Print a JSON object instead of text.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let languages = try common.languages()
+        let record = try BundleReading.read(path, common: common)
+        if json {
+            print(ContractJSON.object(for: record, languages: languages, detailed: true).serialized(pretty: true))
+            return
+        }
+        print(Self.describe(record, languages: languages))
+    }
+
+    static func describe(_ record: BundleRecord, languages: [LanguageTag]) -> String {
+        var lines: [(String, String)] = [
+            ("Path", record.path),
+            ("Display name", record.displayName(for: languages)),
+            ("Identifier", record.identifier ?? "-"),
+            ("Kind", record.kind),
+            ("Package", record.isPackage ? "yes (\(record.packageReasons.names.joined(separator: ", ")))" : "no"),
+            ("Bundle", record.isBundle ? "yes (\(record.layout?.rawValue ?? "?") layout)" : "no"),
+        ]
+        if let version = record.version { lines.append(("Version", "\(version) (0x\(String(record.numericVersion, radix: 16)))")) }
+        if let shortVersion = record.shortVersion { lines.append(("Short version", shortVersion)) }
+        if let infoFile = record.infoFile { lines.append(("Info file", "\(infoFile) (\(record.infoFormat?.rawValue ?? "unread"))")) }
+        if let region = record.developmentRegion { lines.append(("Development region", region)) }
+        if !record.localizations.isEmpty {
+            lines.append(("Localizations", record.localizations.joined(separator: ", ")))
+            lines.append(("Chosen for \(languages.map(\.description).joined(separator: ",").nilIfEmpty ?? "no language")",
+                          record.localizationChooser.lprojSearchOrder(for: languages).joined(separator: ", ").nilIfEmpty ?? "-"))
+        }
+        if let executable = record.executable { lines.append(("Executable", executable)) }
+        for type in record.documentTypes where !type.extensions.isEmpty || !type.contentTypes.isEmpty {
+            lines.append(("Document type", (type.extensions + type.contentTypes).joined(separator: ", ") + (type.isPackage ? " (package)" : "")))
+        }
+        for error in record.errors { lines.append(("Error", error)) }
+        for warning in record.warnings { lines.append(("Warning", warning)) }
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { label, value in
+            label + ":" + String(repeating: " ", count: width - label.count + 1) + TerminalText.safe(value)
+        }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+/// Reading one bundle from disk for `show` and `resolve`.
+enum BundleReading {
+    static func read(_ path: String, common: CommonOptions) throws -> BundleRecord {
+        let canonical: String
+        do { canonical = try Indexer.canonicalRoot(absolutePath(path)) } catch { throw UserError("\(error)") }
+        // Claims come from the catalogue when there is one; without it, no extension is claimed.
+        let claimed = (try? Catalogue(path: common.catalogueFile, mode: .readOnly).claimedExtensions()) ?? []
+        let root = try ScanRoot.fileSystemRoot()
+        let directory: DirectoryContext
+        do { directory = try DirectoryContext.open(canonical, in: root) } catch { throw UserError("\(path): \(error)") }
+        guard let record = BundleInspector(root: root, settings: InspectionSettings(claimedExtensions: claimed)).inspect(directory) else {
+            throw UserError("\(path) is neither a bundle nor a package")
+        }
+        return record
+    }
+}

@@ -1,0 +1,145 @@
+import BundleModel
+import Fixtures
+import Foundation
+import Testing
+import TestSupport
+
+/// The `bundlefs` executable, run as users run it.
+@Suite struct CommandTests {
+    let temporary = TemporaryDirectory("commands")
+    var tree: TreeWriter { TreeWriter(root: temporary.appending("tree")) }
+    var catalogue: String { temporary.appending("cache/bundlefs/catalogue.sqlite") }
+
+    func bundlefs(_ arguments: String..., environment: [String: String] = [:]) throws -> ProcessResult {
+        try Subprocess.bundlefs(arguments, catalogue: catalogue, environment: environment)
+    }
+
+    func writeSampleApps() {
+        tree.macApp("Applications/Chess.app", identifier: "com.example.chess",
+                    info: ["CFBundleDisplayName": .string("Chess"), "CFBundleVersion": .string("2.1.0b7"), "CFBundleShortVersionString": .string("2.1")],
+                    localizedStrings: ["de": ["CFBundleDisplayName": "Schach"], "en": ["CFBundleDisplayName": "Chess"]])
+        tree.macApp("Applications/Old Chess.app", identifier: "com.example.chess", info: ["CFBundleVersion": .string("1.0")])
+        tree.macApp("Applications/Mail.app", identifier: "com.example.mail")
+        tree.macFramework("Library/Frameworks/Kit.framework", identifier: "com.example.kit")
+        tree.text("Applications/Chess.app/Contents/Resources/en.lproj/board.png", "en board")
+        tree.text("Applications/Chess.app/Contents/Resources/de.lproj/board.png", "de board")
+    }
+
+    @Test func indexQueryShowResolve() throws {
+        writeSampleApps()
+        let index = try bundlefs("index", tree.root)
+        #expect(index.status == 0, "\(index)")
+        #expect(index.standardOutput.contains("4 bundles and packages"))
+        // No progress line when stderr is not a terminal.
+        #expect(!index.standardError.contains("\u{1B}[K"))
+
+        let table = try bundlefs("query", "com.example.chess", "--lang", "de")
+        #expect(table.status == 0)
+        let lines = table.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3) // header and two versions of one identifier
+        #expect(lines[1].contains("Schach") && lines[1].contains("2.1"))
+
+        let json = try bundlefs("query", "com.example.*", "--json", "--lang", "de")
+        let array = try #require(try JSONValue.parse(json.standardOutput).arrayValue)
+        #expect(array.count == 4) // both Chess versions, Mail and Kit
+        let chess = try #require(array.first { $0["path"]?.stringValue == tree.path("Applications/Chess.app") })
+        for field in ["path", "identifier", "kind", "isPackage", "packageReasons", "isBundle", "name", "displayName", "version",
+                      "shortVersion", "developmentRegion", "localizations", "executable", "errors"] {
+            #expect(chess[field] != nil, "missing \(field)")
+        }
+        #expect(chess["displayName"] == .string("Schach"))
+        #expect(chess["kind"] == .string("application"))
+        #expect(chess["isPackage"] == .bool(true))
+        #expect(chess["packageReasons"] == .strings(["extension"]))
+        #expect(chess["localizations"] == .strings(["de", "en"]))
+        #expect(chess["executable"] == .string(tree.path("Applications/Chess.app/Contents/MacOS/Chess")))
+        #expect(chess["errors"] == .array([]))
+
+        let frameworks = try JSONValue.parse(try bundlefs("query", "--kind", "framework", "--json").standardOutput)
+        #expect(frameworks.arrayValue?.count == 1)
+        let under = try JSONValue.parse(try bundlefs("query", "--under", tree.path("Library"), "--json").standardOutput)
+        #expect(under.arrayValue?.map { $0["identifier"] } == [.string("com.example.kit")])
+
+        let show = try bundlefs("show", tree.path("Applications/Chess.app"), "--json", "--lang", "de")
+        #expect(show.status == 0)
+        let object = try JSONValue.parse(show.standardOutput)
+        #expect(object["displayName"] == .string("Schach"))
+        #expect(object["numericVersion"] == .integer(0x0210_6007))
+        #expect(object["info"]?["CFBundleIdentifier"] == .string("com.example.chess"))
+
+        let resolve = try bundlefs("resolve", tree.path("Applications/Chess.app"), "board.png", "--lang", "de-AT")
+        #expect(resolve.status == 0)
+        #expect(resolve.standardOutput == tree.path("Applications/Chess.app/Contents/Resources/de.lproj/board.png") + "\n")
+        let english = try bundlefs("resolve", tree.path("Applications/Chess.app"), "board.png", environment: ["LANG": "ja_JP.UTF-8"])
+        #expect(english.standardOutput.hasSuffix("en.lproj/board.png\n"))
+    }
+
+    @Test func languagesComeFromTheEnvironment() throws {
+        writeSampleApps()
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let german = try bundlefs("query", "com.example.chess", "--json", environment: ["LANG": "de_DE.UTF-8"])
+        #expect(try JSONValue.parse(german.standardOutput).arrayValue?.first?["displayName"] == .string("Schach"))
+        let language = try bundlefs("query", "com.example.chess", "--json", environment: ["LANGUAGE": "fr:de", "LANG": "en_US.UTF-8"])
+        #expect(try JSONValue.parse(language.standardOutput).arrayValue?.first?["displayName"] == .string("Schach"))
+    }
+
+    @Test func userErrorsAreOneLineAndStatusOne() throws {
+        writeSampleApps()
+        let cases: [([String], String)] = [
+            (["query"], "no catalogue at"),
+            (["index", temporary.appending("missing")], "missing"),
+            (["index"], "root"),
+            (["query", "--bogus"], "--bogus"),
+            (["show", tree.root], "neither a bundle nor a package"),
+            (["show", temporary.appending("missing.app")], "missing.app"),
+            (["show", tree.path("Applications/Chess.app"), "--lang", "de,!!"], "!!"),
+            (["resolve", tree.path("Applications/Chess.app"), "../Info.plist"], "'..'"),
+            (["resolve", tree.path("Applications/Chess.app"), "missing.png"], "no missing.png"),
+            (["frobnicate"], "frobnicate"),
+        ]
+        for (arguments, needle) in cases {
+            let result = try Subprocess.bundlefs(arguments, catalogue: catalogue)
+            #expect(result.status == 1, "\(arguments): \(result)")
+            #expect(result.standardError.contains(needle), "\(arguments): \(result)")
+            #expect(result.standardError.hasPrefix("bundlefs: "), "\(arguments): \(result)")
+            #expect(!result.standardError.contains("Fatal error") && !result.standardError.contains("Stack dump"), "\(arguments)")
+        }
+        #expect(try bundlefs("--help").status == 0)
+        #expect(try bundlefs("query", "--help").standardOutput.contains("--json"))
+    }
+
+    @Test func catalogueThatCannotBeCreatedOrIsNotOne() throws {
+        tree.macApp("A.app", identifier: "com.example.a")
+        let notDirectory = temporary.appending("file")
+        tree.text("../file", "x")
+        let blocked = try Subprocess.bundlefs(["index", tree.root], catalogue: notDirectory + "/catalogue.sqlite")
+        #expect(blocked.status == 1, "\(blocked)")
+        #expect(blocked.standardError.contains("cannot create the catalogue"))
+        tree.text("../garbage.sqlite", String(repeating: "not a database ", count: 100))
+        let garbage = try Subprocess.bundlefs(["index", tree.root], catalogue: temporary.appending("garbage.sqlite"))
+        #expect(garbage.status == 1, "\(garbage)")
+        #expect(garbage.standardError.contains("not a usable bundlefs catalogue"))
+    }
+
+    @Test func hostileNamesDoNotReachTheTerminalRaw() throws {
+        tree.macApp("Evil.app", identifier: "com.example.evil", info: ["CFBundleDisplayName": .string("\u{1B}[31mEvil\u{7}")])
+        tree.macApp("Esc\u{1B}[2J.app", identifier: "com.example.esc")
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let table = try bundlefs("query")
+        #expect(!table.standardOutput.contains("\u{1B}"))
+        #expect(table.standardOutput.contains("\\x1b[2J"))
+        let json = try bundlefs("query", "--json")
+        #expect(!json.standardOutput.contains("\u{1B}"))
+        #expect(json.standardOutput.contains("\\u001b"))
+    }
+
+    @Test func progressLineOnATerminalOnly() throws {
+        writeSampleApps()
+        // `script` gives the command a pseudo-terminal.
+        let command = "\(Subprocess.bundlefs) index \(tree.root)"
+        let result = try Subprocess.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["BUNDLEFS_CATALOGUE": catalogue])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("\u{1B}[K"))
+        #expect(result.standardOutput.contains("indexing"))
+    }
+}
