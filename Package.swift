@@ -47,6 +47,7 @@ let package = Package(
             name: "bundlefs-bench",
             dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures"],
             swiftSettings: strict),
+        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .testTarget(

@@ -41,7 +41,7 @@ public enum StringsEncoder {
 
     /// The few MacRoman letters fixtures use; anything else must be ASCII.
     static func macRoman(_ text: String) -> [UInt8] {
-        let table: [Character: UInt8] = ["Ä": 0x80, "Ö": 0x85, "Ü": 0x86, "ä": 0x8A, "ö": 0x9A, "ü": 0x9F, "é": 0x8E, "ß": 0xA7]
+        let table: [Character: UInt8] = ["Ä": 0x80, "Ö": 0x85, "Ü": 0x86, "ä": 0x8A, "ö": 0x9A, "ü": 0x9F, "é": 0x8E, "ß": 0xA7, "©": 0xA9]
         return text.flatMap { character -> [UInt8] in
             if let byte = table[character] { return [byte] }
             precondition(character.isASCII, "no MacRoman byte for \(character) in fixtures")

@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func garbageTextFailsWithALine() {
-        for text in ["{ a = ; }", "{ a = b", "<plist><dict><key>a</key></dict></plist>", "<plist><string>x</plist>", "{ \"a\" \"b\"; }", "<*Q1>"] {
+        for text in ["<plist><dict>", "<plist><dict>text", "<plist><array><string>a</string>", "{ a = ; }", "{ a = b", "<plist><dict><key>a</key></dict></plist>", "<plist><string>x</plist>", "{ \"a\" \"b\"; }", "<*Q1>"] {
             #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(Array(text.utf8)) }
         }
     }

@@ -106,6 +106,9 @@ struct XMLPlistParser {
 
     /// Reads `<name attr="...">`, `</name>` or `<name/>`; attributes are skipped.
     private mutating func readTag() throws(PlistError) -> Tag {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else {
+            throw error(index < bytes.count ? "expected a tag, found text" : "unexpected end of file")
+        }
         index += 1 // "<"
         let closing = index < bytes.count && bytes[index] == UInt8(ascii: "/")
         if closing { index += 1 }
