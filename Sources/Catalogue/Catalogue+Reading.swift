@@ -60,12 +60,13 @@ extension Catalogue {
         try read { db in try Self.fetchBundles(db, sql: "SELECT * FROM bundles WHERE path = ?", arguments: [path]).first }
     }
 
-    /// How many bundles there are, for summaries.
-    public func counts() throws -> (bundles: Int, directories: Int, withErrors: Int) {
+    /// How many bundles and directories there are under a root, for summaries.
+    public func counts(under root: String) throws -> (bundles: Int, directories: Int, withErrors: Int) {
         try read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM directories") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles WHERE error_count > 0") ?? 0)
+            let bounds = Self.subtreeArguments(root)
+            let bundles = try Row.fetchOne(db, sql: "SELECT count(*), count(CASE WHEN error_count > 0 THEN 1 END) FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds)
+            let directories = try Int.fetchOne(db, sql: "SELECT count(*) FROM directories WHERE \(Self.subtreeCondition)", arguments: bounds) ?? 0
+            return (bundles?[0] ?? 0, directories, bundles?[1] ?? 0)
         }
     }
 

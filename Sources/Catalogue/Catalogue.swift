@@ -43,6 +43,8 @@ public final class Catalogue: Sendable {
                 // The catalogue is derived data: durability on power loss matters less than speed,
                 // and WAL with NORMAL still never corrupts on a crash.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // Index runs write tens of thousands of rows per transaction: keep the pages in memory.
+                try db.execute(sql: "PRAGMA cache_size = -65536")
             }
         }
         do {

@@ -28,7 +28,7 @@ enum RecordColumns {
             info.packageType, info.signature, info.executable, record.executable, record.developmentRegion,
             JSONValue.strings(info.declaredLocalizations).serialized(), JSONValue.strings(record.localizations).serialized(),
             JSONValue.strings(record.infoPlistStrings.keys.sorted()).serialized(),
-            record.infoFile, record.infoFormat?.rawValue, PlistValue.dictionary(record.info).jsonValue.serialized(),
+            record.infoFile, record.infoFormat?.rawValue, PlistValue.dictionary(record.info).jsonText,
             record.resourcesDirectory, record.finderFlags.map { Int64($0) }, record.finderInfoSource?.rawValue,
             record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode(record.documentTypes),
             record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode(record.typeDeclarations),

@@ -26,8 +26,12 @@ public struct TreeWriter: Sendable {
 
     public func file(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644) {
         let full = path(relative)
-        makeDirectories(Paths.parent(full))
-        let fd = try! FileNameCoding.withCString(full) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        let create = { try! FileNameCoding.withCString(full) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) } }
+        var fd = create()
+        if fd < 0 && errno == ENOENT {
+            makeDirectories(Paths.parent(full))
+            fd = create()
+        }
         precondition(fd >= 0, "cannot create \(full): \(String(cString: strerror(errno)))")
         var written = 0
         while written < bytes.count {

@@ -78,12 +78,12 @@ public struct Indexer: Sendable {
         summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).sorted()
         try catalogue.recordRoot(rootPath, indexedAt: Double(wallClock()) / 1e9)
 
-        let under = try catalogue.bundles(matching: BundleQuery(under: rootPath))
+        let counts = try catalogue.counts(under: rootPath)
         summary.directoriesVisited = progress.directoriesVisited
         summary.directoriesListed = progress.directoriesListed
         summary.bundlesRead = progress.bundlesRead
-        summary.bundlesUnderRoot = under.count
-        summary.bundlesWithErrors = under.filter { !$0.record.errors.isEmpty }.count
+        summary.bundlesUnderRoot = counts.bundles
+        summary.bundlesWithErrors = counts.withErrors
         summary.removedDirectories = staleDirectories.count
         summary.removedBundles = staleBundles.count
         summary.problems = result.problems

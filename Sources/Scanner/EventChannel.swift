@@ -8,20 +8,32 @@ final class EventChannel: @unchecked Sendable {
     private let capacity: Int
     private var woken = false
 
-    init(capacity: Int) { self.capacity = capacity }
+    /// The batch size the consumer waits for.
+    let batchSize: Int
+
+    init(capacity: Int, batchSize: Int) {
+        self.capacity = capacity
+        self.batchSize = batchSize
+    }
 
     func append(_ event: ScanEvent) {
         lock.withLock {
             while buffer.count >= capacity { lock.wait() }
             buffer.append(event)
-            if buffer.count == 1 { lock.broadcast() }
+            if buffer.count == batchSize { lock.broadcast() }
         }
     }
 
-    /// Everything queued so far, waiting up to `seconds` for the first event.
-    func drain(waitingUpTo seconds: Double) -> [ScanEvent] {
+    /// Everything queued, once at least `minimum` events are there or `seconds` have passed (or a
+    /// worker finished). Large batches make few, large transactions.
+    func drain(minimum: Int, waitingUpTo seconds: Double) -> [ScanEvent] {
         lock.withLock {
-            if buffer.isEmpty && seconds > 0 && !woken { lock.wait(seconds: seconds) }
+            let clock = ContinuousClock()
+            let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+            while buffer.count < minimum && !woken && clock.now < deadline {
+                let remaining = (deadline - clock.now).components
+                lock.wait(seconds: max(0.001, Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18))
+            }
             woken = false
             let events = buffer
             buffer.removeAll(keepingCapacity: true)

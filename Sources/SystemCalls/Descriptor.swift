@@ -89,8 +89,9 @@ public final class Descriptor: Sendable {
                     pread(rawValue, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
                 }
             }
-            if n == 0 { break }
             done += n
+            // For regular files a short read is the end of the file; no need to ask again.
+            if n == 0 || n < count - (done - n) { break }
         }
         result.removeLast(count - done)
         return result
@@ -101,3 +102,6 @@ public final class Descriptor: Sendable {
 public let O_PATH_DIRECTORY = bfs_o_path | O_DIRECTORY | O_CLOEXEC
 /// `O_PATH | O_CLOEXEC`: a handle used only to stat what a path leads to.
 public let O_PATH_ONLY = bfs_o_path | O_CLOEXEC
+/// `O_NOFOLLOW` when `condition` holds, else 0: for an entry already known not to be a symlink,
+/// so that a swap for a symlink between the listing and the open is refused.
+public func O_NOFOLLOW_IF(_ condition: Bool) -> Int32 { condition ? O_NOFOLLOW : 0 }

@@ -47,7 +47,15 @@ public enum ExtendedAttributes {
     }
 
     private static func readNames(path: String, _ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) throws -> [String] {
-        var capacity = 1024
+        // Most files have no attributes: ask for the size first, with no buffer at all.
+        let size = call(nil, 0)
+        if size == 0 { return [] }
+        if size < 0 {
+            let error = errno
+            if error == ENOTSUP || error == ENODATA { return [] }
+            throw SystemError(errno: error, operation: "listxattr", path: path)
+        }
+        var capacity = max(size, 256)
         while true {
             var buffer = [CChar](repeating: 0, count: capacity)
             let length = buffer.withUnsafeMutableBufferPointer { call($0.baseAddress, capacity) }

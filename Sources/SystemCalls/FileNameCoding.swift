@@ -46,6 +46,8 @@ public enum FileNameCoding {
     /// Calls `body` with a NUL-terminated C string of the file-system bytes. Fails with EINVAL for a
     /// string that contains NUL, which no file name can.
     public static func withCString<R>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> R) throws -> R {
+        // Most names carry no escapes: hand the string's own UTF-8 over without copying it.
+        if !string.utf8.contains(where: { $0 == 0xF4 || $0 == 0 }) { return try string.withCString(body) }
         var bytes = bytes(of: string)
         if bytes.contains(0) { throw SystemError(errno: EINVAL_, operation: "path", path: string) }
         bytes.append(0)

@@ -1,1 +1,107 @@
-print("hi")
+// `make bench`: the figures SPEC.md asks for, each as a ratio to a baseline measured in the same
+// run on the same warm tree, since absolute times drift on shared machines.
+import BundleModel
+import Catalogue
+import Fixtures
+import Foundation
+import Scanner
+import SystemCalls
+
+/// Discards events: to time the walk and reads without the catalogue's writes.
+struct NullSink: ScanSink {
+    func receive(_ events: [ScanEvent]) {}
+}
+
+struct Settings {
+    var bundles = 20_000
+    var runs = 3
+    var lookups = 20_000
+    var output = "bench-out"
+    var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--bundles": bundles = Int(iterator.next() ?? "") ?? bundles
+            case "--runs": runs = Int(iterator.next() ?? "") ?? runs
+            case "--lookups": lookups = Int(iterator.next() ?? "") ?? lookups
+            case "--output": output = iterator.next() ?? output
+            case "--binary": binary = iterator.next() ?? binary
+            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --output DIR --binary PATH")
+            }
+        }
+        output = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
+    }
+}
+
+// `--profile-scan`: only the one-thread scan, three times, for a profiler to look at.
+if CommandLine.arguments.contains("--profile-scan") {
+    let root = try ScanRoot(path: CommandLine.arguments.last!)
+    for _ in 0..<3 { _ = TreeScanner(root: root, options: ScanOptions(threads: 1)).scan(into: NullSink()) }
+    exit(0)
+}
+let settings = Settings(Array(CommandLine.arguments.dropFirst()))
+let treeRoot = Paths.join(settings.output, "tree")
+let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")
+let tree = BenchmarkTree(root: treeRoot, bundles: settings.bundles)
+if !tree.isComplete {
+    print("generating \(settings.bundles) bundles in \(treeRoot) ...")
+    let seconds = Timing.seconds { tree.generate() }
+    print(String(format: "generated in %.1f s", seconds))
+}
+
+let (directoryCount, entryCount) = BareWalk.walk(treeRoot) // also warms the cache
+var report = Report(title: "bundlefs benchmark: \(settings.bundles) bundles, \(directoryCount) directories, \(entryCount) entries; median of \(settings.runs) runs, warm cache, \(Threads.processorCount) cores")
+report.notes.append("binary: \(settings.binary)")
+
+// Baselines.
+let find = "/usr/bin/find"
+_ = Timing.run(find, [treeRoot])
+let findWalk = Timing.median(settings.runs) { Timing.run(find, [treeRoot]) }
+let inProcessWalk = Timing.median(settings.runs) { Timing.seconds { _ = BareWalk.walk(treeRoot) } }
+let findDirectories = Timing.median(settings.runs) { Timing.run(find, [treeRoot, "-type", "d"]) }
+let walk = min(findWalk, inProcessWalk)
+report.notes.append(String(format: "baselines: `find ROOT` %.3f s, in-process getdents walk %.3f s, `find ROOT -type d` %.3f s", findWalk, inProcessWalk, findDirectories))
+
+// Initial index: a fresh catalogue each run.
+func removeCatalogue() {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
+}
+let environment = ["BUNDLEFS_CATALOGUE": cataloguePath]
+let initial = Timing.median(settings.runs) {
+    removeCatalogue()
+    return Timing.run(settings.binary, ["index", treeRoot], environment: environment)
+}
+report.add("initial index", seconds: initial, against: "bare walk", baselineSeconds: walk, goal: "≤ 1.5x")
+
+// The same scan without catalogue writes, to show where the time goes.
+func scanOnly(threads: Int) -> Double {
+    Timing.median(settings.runs) {
+        Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: treeRoot), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
+    }
+}
+let scanOneThread = scanOnly(threads: 1)
+let scanAllThreads = scanOnly(threads: Threads.processorCount)
+report.notes.append(String(format: "initial scan without catalogue writes: %.3f s on 1 thread, %.3f s on %d (%.2fx the bare walk)",
+                           scanOneThread, scanAllThreads, Threads.processorCount, scanAllThreads / walk))
+
+// Re-index with nothing changed (the catalogue of the last initial run).
+let again = Timing.median(settings.runs) { Timing.run(settings.binary, ["index", treeRoot], environment: environment) }
+report.add("re-index, nothing changed", seconds: again, against: "find -type d", baselineSeconds: findDirectories, goal: "≤ 2x")
+
+// Lookups by identifier, in process, through the same API `bundlefs query` uses.
+let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
+var generator = SeededGenerator(seed: 7)
+let identifiers = (0..<settings.lookups).map { _ in BenchmarkTree.identifier(Int.random(in: 0..<settings.bundles, using: &generator)) }
+var found = 0
+let lookupSeconds = Timing.seconds {
+    for identifier in identifiers { found += try! catalogue.bundles(matching: BundleQuery(identifier: identifier)).count }
+}
+precondition(found == settings.lookups, "every looked-up identifier exists once; found \(found)")
+report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
+
+let text = report.rendered
+print(text)
+try? FileManager.default.createDirectory(atPath: settings.output, withIntermediateDirectories: true)
+try? (text + "\n").write(toFile: Paths.join(settings.output, "report.txt"), atomically: true, encoding: .utf8)

@@ -29,6 +29,11 @@ import Testing
         #expect(document.problems.isEmpty)
     }
 
+    @Test func directJSONMatchesTheJSONValueForm() throws {
+        #expect(sample.jsonText == sample.jsonValue.serialized())
+        #expect(PlistValue(json: try JSONValue.parse(sample.jsonText)).dictionary?["CFBundleDisplayName"] == .string("Schach <Spiel> & \"Co\" ♞"))
+    }
+
     @Test func xmlWithEntitiesCommentsAndCDATA() throws {
         let xml = """
         <?xml version="1.0" encoding="UTF-8"?>

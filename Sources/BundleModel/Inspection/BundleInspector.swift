@@ -12,11 +12,36 @@ public struct BundleInspector: Sendable {
         self.settings = settings
     }
 
-    /// Lower-cased names whose symlinks are resolved when a directory is inspected.
-    static let markerNames: Set<String> = ["contents", "resources", "support files", "versions", "info.plist", "info-gnustep.plist"]
+    /// Whether a name (in any case) is one that rule 2 decides layouts by; such entries' symlinks
+    /// are resolved when a directory is inspected.
+    public static func isMarker(_ name: String) -> Bool {
+        FileNames.equalsIgnoringASCIICase(name, "contents") || FileNames.equalsIgnoringASCIICase(name, "resources")
+            || FileNames.equalsIgnoringASCIICase(name, "support files") || FileNames.equalsIgnoringASCIICase(name, "versions")
+            || FileNames.equalsIgnoringASCIICase(name, "info.plist") || FileNames.equalsIgnoringASCIICase(name, "info-gnustep.plist")
+    }
 
-    /// The record for a directory, or nil when it is neither a bundle nor a package.
-    public func inspect(_ directory: DirectoryContext) -> BundleRecord? {
+    /// The record for a directory, or nil when it is neither a bundle nor a package. The
+    /// subdirectory listings it makes go to `recorder`, when given.
+    public func inspect(_ directory: DirectoryContext, recorder: ListingRecorder? = nil) -> BundleRecord? {
+        Inspection(inspector: self, recorder: recorder, directory: directory).inspect(directory)
+    }
+}
+
+/// One inspection: the inspector's rules, where its listings go, and the scope its reads resolve in.
+struct Inspection {
+    let inspector: BundleInspector
+    let recorder: ListingRecorder?
+    /// Reads resolve from the inspected directory when they can (see `ResolutionScope`).
+    var root: ResolutionScope
+    var settings: InspectionSettings { inspector.settings }
+
+    init(inspector: BundleInspector, recorder: ListingRecorder?, directory: DirectoryContext) {
+        self.inspector = inspector
+        self.recorder = recorder
+        root = ResolutionScope(root: inspector.root, base: directory.descriptor, baseRelative: directory.relativePath)
+    }
+
+    func inspect(_ directory: DirectoryContext) -> BundleRecord? {
         let ext = FileNames.lowercasedExtension(directory.name)
         var record = BundleRecord(path: directory.path)
         readFinderInfo(directory, into: &record)
@@ -24,7 +49,12 @@ public struct BundleInspector: Sendable {
         if let ext, settings.claimedExtensions.contains(ext) { record.packageReasons.insert(.claimed) }
         if let flags = record.finderFlags, flags & 0x2000 != 0 { record.packageReasons.insert(.finderBit) }
 
-        let listing = self.listing(of: directory.entries, in: directory.relativePath, resolving: { Self.markerNames.contains($0.lowercased()) })
+        let namedLikeBundle = ext.map { BundleKind.bundleExtensions.contains($0) } ?? false
+        // Most directories are plain folders: no reason to be a package, no bundle name, no marker.
+        if record.packageReasons.isEmpty && !namedLikeBundle && !directory.entries.contains(where: { BundleInspector.isMarker($0.name) }) {
+            return nil
+        }
+        let listing = self.listing(of: directory.entries, in: directory.relativePath, resolving: BundleInspector.isMarker)
         var layoutNote: String?
         let layout = BundleLayout.detect(listing: listing, lowercasedExtension: ext) {
             let version = currentFrameworkVersion(directory.relativePath)
@@ -35,7 +65,6 @@ public struct BundleInspector: Sendable {
         if layout == nil && record.packageReasons.isEmpty { return nil }
 
         let info = layout.flatMap { findInfoFile(bundle: directory.relativePath, layout: $0, topListing: listing) }
-        let namedLikeBundle = ext.map { BundleKind.bundleExtensions.contains($0) } ?? false
         record.isBundle = layout != nil && (info != nil || namedLikeBundle)
         if !record.isBundle && record.packageReasons.isEmpty { return nil }
 
@@ -49,7 +78,7 @@ public struct BundleInspector: Sendable {
                 record.errors.append("no Info.plist in \(layout.infoDirectory.isEmpty ? "the bundle" : layout.infoDirectory + "/")")
             }
             readLocalizations(bundle: directory.relativePath, layout: layout, topListing: listing, into: &record)
-            findExecutable(bundle: directory.relativePath, layout: layout, into: &record)
+            findExecutable(bundle: directory.relativePath, layout: layout, topEntries: directory.entries, into: &record)
         } else if layout == nil && namedLikeBundle {
             record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")
         }
@@ -66,10 +95,17 @@ public struct BundleInspector: Sendable {
     // MARK: Finder info
 
     private func readFinderInfo(_ directory: DirectoryContext, into record: inout BundleRecord) {
-        let names = (try? ExtendedAttributes.names(of: directory.descriptor)) ?? []
+        let names: [String]
+        if let descriptor = directory.descriptor {
+            names = (try? ExtendedAttributes.names(of: descriptor)) ?? []
+        } else {
+            names = (try? ExtendedAttributes.names(atPath: directory.path)) ?? []
+        }
         if !names.isEmpty {
             for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
-                guard let value = try? ExtendedAttributes.value(source.rawValue, of: directory.descriptor) else { continue }
+                let value = directory.descriptor.map { try? ExtendedAttributes.value(source.rawValue, of: $0) }
+                    ?? (try? ExtendedAttributes.value(source.rawValue, atPath: directory.path))
+                guard let value = value ?? nil else { continue }
                 if let finderInfo = FinderInfo.decode(attribute: value, source: source) {
                     record.finderFlags = finderInfo.finderFlags
                     record.finderInfoSource = source
@@ -124,7 +160,7 @@ public struct BundleInspector: Sendable {
 
     private func currentFrameworkVersion(_ bundle: String) -> (name: String, note: String?)? {
         let versionsPath = Paths.join(bundle, "Versions")
-        guard let (entries, _) = root.list(versionsPath) else { return nil }
+        guard let (entries, _) = root.list(versionsPath, recorder: recorder) else { return nil }
         let versions = listing(of: entries, in: versionsPath, resolving: { _ in true })
         var linkTarget: String?
         var standIn: String?
@@ -142,33 +178,45 @@ public struct BundleInspector: Sendable {
 
     /// The Info file's path relative to the bundle, or nil. Exact names first, GNUstep's winning;
     /// then a case-insensitive match, which is noted.
-    private func findInfoFile(bundle: String, layout: BundleLayout, topListing: Listing) -> (path: String, caseMismatch: Bool)? {
+    private func findInfoFile(bundle: String, layout: BundleLayout, topListing: Listing) -> InfoFile? {
         for directory in [layout.infoDirectory] + layout.alternateInfoDirectories {
             let listing: Listing
             if directory.isEmpty {
                 listing = topListing
             } else {
-                guard let (entries, _) = root.list(Paths.join(bundle, directory)) else { continue }
-                listing = self.listing(of: entries, in: Paths.join(bundle, directory), resolving: { $0.lowercased().hasPrefix("info") })
+                guard let (entries, _) = root.list(Paths.join(bundle, directory), recorder: recorder) else { continue }
+                listing = self.listing(of: entries, in: Paths.join(bundle, directory), resolving: BundleInspector.isMarker)
             }
             // Anything but a directory counts as present: reading a FIFO, device or dangling link
             // then fails with an error that says what it is.
             for name in BundleLayout.infoFileNames {
-                if let kind = listing.entries[name], !kind.isDirectoryLike { return (Paths.join(directory, name), false) }
+                if let kind = listing.entries[name], !kind.isDirectoryLike {
+                    return InfoFile(path: Paths.join(directory, name), caseMismatch: false, isPlainFile: kind == .file)
+                }
             }
             for name in BundleLayout.infoFileNames {
-                if let real = listing.realName(name, where: \.isFileLike) { return (Paths.join(directory, real), true) }
+                if let real = listing.realName(name, where: \.isFileLike) {
+                    return InfoFile(path: Paths.join(directory, real), caseMismatch: true, isPlainFile: listing.entries[real] == .file)
+                }
             }
         }
         return nil
     }
 
-    private func readInfo(_ info: (path: String, caseMismatch: Bool), bundle: String, into record: inout BundleRecord) {
+    struct InfoFile {
+        var path: String
+        var caseMismatch: Bool
+        /// The listing says it is a regular file (not a symlink): no need to check before opening.
+        var isPlainFile: Bool
+    }
+
+    private func readInfo(_ info: InfoFile, bundle: String, into record: inout BundleRecord) {
         record.infoFile = info.path
         if info.caseMismatch {
             record.warnings.append("\(info.path) is not spelled Info.plist exactly; read anyway")
         }
-        guard let (bytes, status) = readFile(Paths.join(bundle, info.path), limit: settings.infoFileLimit, label: info.path, into: &record) else { return }
+        guard let (bytes, status) = readFile(Paths.join(bundle, info.path), limit: settings.infoFileLimit, label: info.path,
+                                              knownRegular: info.isPlainFile, into: &record) else { return }
         record.stamps.append(FileStamp(path: info.path, changeTime: status.changeTime, size: status.size, inode: status.inode))
         do {
             let document = try PropertyListReader.read(bytes)
@@ -188,9 +236,9 @@ public struct BundleInspector: Sendable {
     }
 
     /// Reads a whole regular file beneath the root, bounded; failures become errors on the record.
-    private func readFile(_ relative: String, limit: Int, label: String, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
+    private func readFile(_ relative: String, limit: Int, label: String, knownRegular: Bool = false, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
         do {
-            return try root.readRegularFile(relative, limit: limit)
+            return try root.readRegularFile(relative, limit: limit, knownRegular: knownRegular)
         } catch let error as BoundedReadError {
             switch error {
             case let .notRegularFile(_, type): record.errors.append("\(label): is a \(type), not a file; not read")
@@ -198,7 +246,7 @@ public struct BundleInspector: Sendable {
                 record.errors.append("\(label): \(size) bytes is more than the \(limit >> 20) MiB limit; not read")
             }
         } catch let error as SystemError {
-            let reason = error.errno == EXDEV_ ? "leads outside \(root.path); not read" : error.message
+            let reason = error.errno == EXDEV_ ? "leads outside \(root.root.path); not read" : error.message
             record.errors.append("\(label): \(reason)")
         } catch {
             record.errors.append("\(label): \(error)")
@@ -215,33 +263,35 @@ public struct BundleInspector: Sendable {
         if resources.isEmpty {
             listing = topListing
         } else {
-            guard let (entries, status) = root.list(resourcesPath) else { return }
+            guard let (entries, status) = root.list(resourcesPath, recorder: recorder) else { return }
             record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
-            listing = self.listing(of: entries, in: resourcesPath, resolving: { $0.lowercased().hasSuffix(".lproj") })
+            listing = self.listing(of: entries, in: resourcesPath, resolving: FileNames.isLprojName)
         }
         var lprojs: [String] = []
-        for (name, kind) in listing.entries where kind.isDirectoryLike {
-            guard FileNames.lowercasedExtension(name) == "lproj" else { continue }
+        for (name, kind) in listing.entries where kind.isDirectoryLike && FileNames.isLprojName(name) {
             lprojs.append(FileNames.stem(name))
         }
         record.localizations = lprojs.sorted()
-        if listing.entries["InfoPlist.strings"]?.isFileLike == true {
-            readStrings(Paths.join(resources, "InfoPlist.strings"), bundle: bundle, localization: "", into: &record)
+        if let kind = listing.entries["InfoPlist.strings"], kind.isFileLike {
+            readStrings(Paths.join(resources, "InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
         }
+        // Listing each lproj tells whether it has an InfoPlist.strings and whether that is a plain
+        // file; the walk reuses the listing instead of making its own.
         for lproj in record.localizations {
             let lprojPath = Paths.join(resources, lproj + ".lproj")
-            guard let (entries, status) = root.list(Paths.join(bundle, lprojPath)) else { continue }
-            record.stamps.append(FileStamp(path: lprojPath, changeTime: status.changeTime, size: status.size, inode: status.inode))
-            if entries.contains(where: { $0.name == "InfoPlist.strings" }) {
-                readStrings(Paths.join(lprojPath, "InfoPlist.strings"), bundle: bundle, localization: lproj, into: &record)
-            }
+            guard let (entries, _) = root.list(Paths.join(bundle, lprojPath), recorder: recorder),
+                  let entry = entries.first(where: { $0.name == "InfoPlist.strings" })
+            else { continue }
+            readStrings(Paths.join(lprojPath, "InfoPlist.strings"), bundle: bundle, localization: lproj,
+                        knownRegular: entry.type == .regular, into: &record)
         }
     }
 
-    private func readStrings(_ path: String, bundle: String, localization: String, into record: inout BundleRecord) {
+    private func readStrings(_ path: String, bundle: String, localization: String, knownRegular: Bool = false, into record: inout BundleRecord) {
         // The file exists, so rule 12 picks it even when it turns out unreadable.
         record.infoPlistStrings[localization] = [:]
-        guard let (bytes, status) = readFile(Paths.join(bundle, path), limit: settings.stringsFileLimit, label: path, into: &record) else { return }
+        guard let (bytes, status) = readFile(Paths.join(bundle, path), limit: settings.stringsFileLimit, label: path,
+                                              knownRegular: knownRegular, into: &record) else { return }
         record.stamps.append(FileStamp(path: path, changeTime: status.changeTime, size: status.size, inode: status.inode))
         do {
             let table = try StringsFileReader.read(bytes)
@@ -254,15 +304,18 @@ public struct BundleInspector: Sendable {
 
     // MARK: Executable
 
-    private func findExecutable(bundle: String, layout: BundleLayout, into record: inout BundleRecord) {
+    private func findExecutable(bundle: String, layout: BundleLayout, topEntries: [DirectoryEntry], into record: inout BundleRecord) {
         guard let name = record.infoDictionary.executable, !name.isEmpty else { return }
         guard !name.contains("/"), name != ".", name != ".." else {
             record.errors.append("executable name \"\(name)\" is not a file name")
             return
         }
         for directory in layout.executableDirectories {
+            // The listing says whether it is there; only a symlink needs following to see what it is.
+            let entries = directory.isEmpty ? topEntries : root.list(Paths.join(bundle, directory), recorder: recorder)?.entries
+            guard let entry = entries?.first(where: { $0.name == name }) else { continue }
             let relative = Paths.join(directory, name)
-            if let status = root.status(Paths.join(bundle, relative)), status.type == .regular {
+            if entry.type == .regular || (entry.type == .symlink && root.status(Paths.join(bundle, relative))?.type == .regular) {
                 record.executable = Paths.join(record.path, relative)
                 return
             }

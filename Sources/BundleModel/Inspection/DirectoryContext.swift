@@ -6,12 +6,13 @@ public struct DirectoryContext: Sendable {
     public var path: String
     /// Path relative to the scan root (`""` for the root itself).
     public var relativePath: String
-    public var descriptor: Descriptor
+    /// The open directory, when the caller has one; without it, attributes are read by path.
+    public var descriptor: Descriptor?
     public var entries: [DirectoryEntry]
     /// Whether the parent directory has an AppleDouble `._<name>` beside this one.
     public var hasSidecar: Bool
 
-    public init(path: String, relativePath: String, descriptor: Descriptor, entries: [DirectoryEntry], hasSidecar: Bool) {
+    public init(path: String, relativePath: String, descriptor: Descriptor?, entries: [DirectoryEntry], hasSidecar: Bool) {
         self.path = path
         self.relativePath = relativePath
         self.descriptor = descriptor

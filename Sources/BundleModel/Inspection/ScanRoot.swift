@@ -1,8 +1,11 @@
 public import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A directory tree being read. Every file bundlefs reads for a bundle is opened relative to the
 /// root with RESOLVE_BENEATH, so neither `..` nor a symlink can lead a read out of the tree.
-public struct ScanRoot: Sendable {
+public struct ScanRoot: Sendable, BeneathReading {
     /// Absolute, normalised path.
     public let path: String
     let descriptor: Descriptor
@@ -19,13 +22,46 @@ public struct ScanRoot: Sendable {
     /// `path` relative to the root, or nil when outside it.
     public func relative(_ path: String) -> String? { Paths.relative(path, to: self.path) }
 
-    func absolute(_ relative: String) -> String { Paths.join(path, relative) }
+    public func absolute(_ relative: String) -> String { Paths.join(path, relative) }
 
     /// Opens a path relative to the root, never leaving it.
-    func open(_ relative: String, flags: Int32) throws -> Descriptor {
+    public func open(_ relative: String, flags: Int32) throws -> Descriptor {
         try descriptor.openBeneath(relative.isEmpty ? "." : relative, flags: flags)
     }
+}
 
+/// Opening paths relative to a scan root without leaving it; the reads below are built on `open`.
+public protocol BeneathReading {
+    /// Opens a path relative to the root, never leaving the root.
+    func open(_ relative: String, flags: Int32) throws -> Descriptor
+    func absolute(_ relative: String) -> String
+}
+
+/// Opens paths relative to the root, but starts the lookup at an open directory inside the tree (a
+/// bundle being inspected) when the path lies under it: the kernel then walks two or three
+/// components instead of the whole path. A path that leaves that directory through a symlink is
+/// retried from the root, so what can be reached is exactly what the root allows.
+struct ResolutionScope: BeneathReading {
+    let root: ScanRoot
+    let base: Descriptor?
+    /// The base directory's path relative to the root.
+    let baseRelative: String
+
+    func open(_ relative: String, flags: Int32) throws -> Descriptor {
+        if let base, let inner = baseRelative.isEmpty ? relative : Paths.relative(relative, to: baseRelative) {
+            do {
+                return try base.openBeneath(inner.isEmpty ? "." : inner, flags: flags)
+            } catch let error as SystemError where error.errno == EXDEV {
+                // It leaves the bundle: allowed, as long as it stays in the tree.
+            }
+        }
+        return try root.open(relative, flags: flags)
+    }
+
+    func absolute(_ relative: String) -> String { root.absolute(relative) }
+}
+
+extension BeneathReading {
     /// Status of a path relative to the root, following symlinks that stay inside; nil when it
     /// does not exist or cannot be reached.
     public func status(_ relative: String) -> FileStatus? {
@@ -35,17 +71,28 @@ public struct ScanRoot: Sendable {
 
     /// Reads a whole regular file relative to the root. Its type and size are checked through an
     /// O_PATH handle first, so a FIFO or a device is never opened and an oversized file never read.
-    public func readRegularFile(_ relative: String, limit: Int) throws -> (bytes: [UInt8], status: FileStatus) {
+    /// `knownRegular` says a listing just showed it as a regular file (not a symlink), which makes
+    /// the O_PATH check redundant; the type is still verified after opening, non-blocking.
+    public func readRegularFile(_ relative: String, limit: Int, knownRegular: Bool = false) throws -> (bytes: [UInt8], status: FileStatus) {
         let display = absolute(relative)
-        let before = try open(relative, flags: O_PATH_ONLY).status()
-        guard before.type == .regular else { throw BoundedReadError.notRegularFile(path: display, type: before.type) }
-        guard before.size <= Int64(limit) else { throw BoundedReadError.tooLarge(path: display, size: before.size, limit: limit) }
-        let file = try open(relative, flags: Descriptor.probeRead)
+        var before: FileStatus?
+        if !knownRegular {
+            let status = try open(relative, flags: O_PATH_ONLY).status()
+            guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: display, type: status.type) }
+            guard status.size <= Int64(limit) else { throw BoundedReadError.tooLarge(path: display, size: status.size, limit: limit) }
+            before = status
+        }
+        let file = try open(relative, flags: Descriptor.probeRead | O_NOFOLLOW_IF(knownRegular))
         let status = try file.status()
-        guard status.inode == before.inode, status.type == .regular else {
+        guard status.type == .regular, before.map({ $0.inode == status.inode }) ?? true else {
             throw BoundedReadError.notRegularFile(path: display, type: status.type)
         }
         return (try file.readRegularFile(limit: limit), status)
+    }
+
+    /// Whether anything (even a dangling symlink) is at a path, without following a final symlink.
+    func isPresent(_ relative: String) -> Bool {
+        (try? open(relative, flags: O_PATH_ONLY | O_NOFOLLOW)) != nil
     }
 
     /// The first `count` bytes of a regular file relative to the root (never opening anything else).
@@ -57,12 +104,31 @@ public struct ScanRoot: Sendable {
         return try file.read(at: 0, count: count)
     }
 
-    /// The entries of a directory relative to the root; nil when it cannot be listed.
-    func list(_ relative: String) -> (entries: [DirectoryEntry], status: FileStatus)? {
+    /// The entries of a directory relative to the root; nil when it cannot be listed. Listings are
+    /// offered to `recorder`, so a walk can reuse them rather than list the directory again.
+    func list(_ relative: String, recorder: ListingRecorder? = nil) -> (entries: [DirectoryEntry], status: FileStatus)? {
         guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal),
               let status = try? directory.status(),
-              let entries = try? directory.listDirectory()
+              let entries = try? directory.listDirectoryTyped()
         else { return nil }
+        recorder?.record(path: absolute(relative), entries: entries, status: status)
         return (entries, status)
+    }
+}
+
+/// Collects the listings an inspection made (its `Contents`, `Resources`, ...), by absolute path.
+public final class ListingRecorder: @unchecked Sendable {
+    public struct Listed: Sendable {
+        public var entries: [DirectoryEntry]
+        /// fstat of the directory, taken before it was listed.
+        public var status: FileStatus
+    }
+
+    public private(set) var listings: [(path: String, listed: Listed)] = []
+
+    public init() {}
+
+    func record(path: String, entries: [DirectoryEntry], status: FileStatus) {
+        listings.append((path, Listed(entries: entries, status: status)))
     }
 }

@@ -22,8 +22,11 @@ public struct Listing: Sendable, Equatable {
     /// in byte order (rule 2: names match case-insensitively; paths use the real spelling).
     public func realName(_ name: String, where kind: (EntryKind) -> Bool) -> String? {
         if let exact = entries[name], kind(exact) { return name }
-        let lowered = name.lowercased()
-        return entries.keys.filter { $0.lowercased() == lowered && kind(entries[$0]!) }.min()
+        let lowered = Array(name.lowercased().utf8)
+        return entries.keys.filter { key in
+            guard key.utf8.count == lowered.count, kind(entries[key]!) else { return false }
+            return zip(key.utf8, lowered).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        }.min()
     }
 }
 

@@ -72,6 +72,32 @@ public enum FileNames {
         return String(name[after...])
     }
 
+    /// Whether two names are equal ignoring ASCII case (bundle markers are ASCII), without allocating.
+    public static func equalsIgnoringASCIICase(_ name: String, _ lowercasedASCII: StaticString) -> Bool {
+        let count = lowercasedASCII.utf8CodeUnitCount
+        guard name.utf8.count == count else { return false }
+        let pointer = lowercasedASCII.utf8Start
+        var index = 0
+        for byte in name.utf8 {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            if folded != pointer[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether a name ends in `.lproj`, in any case.
+    public static func isLprojName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count > 6 else { return false }
+        var suffix = utf8.suffix(6).makeIterator()
+        for expected in ".lproj".utf8 {
+            guard let byte = suffix.next() else { return false }
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
+        }
+        return true
+    }
+
     /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
     public static func stem(_ name: String) -> String {
         let utf8 = name.utf8

@@ -76,6 +76,11 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     static func writeString(_ value: String, into out: inout String) {
         out += "\""
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -228,6 +233,42 @@ extension PlistValue {
         case let .uid(value): .object([("CF$UID", .integer(Int64(bitPattern: value)))])
         case let .array(values): .array(values.map(\.jsonValue))
         case let .dictionary(entries): .object(entries.keys.sorted().map { ($0, entries[$0]!.jsonValue) })
+        }
+    }
+
+    /// `jsonValue.serialized()` without building the intermediate value: used for every catalogued
+    /// Info dictionary.
+    public var jsonText: String {
+        var out = ""
+        writeJSON(into: &out)
+        return out
+    }
+
+    private func writeJSON(into out: inout String) {
+        switch self {
+        case let .string(value): JSONValue.writeString(value, into: &out)
+        case let .integer(value): out += String(value)
+        case let .real(value): out += value.isFinite ? "\(value)" : "null"
+        case let .bool(value): out += value ? "true" : "false"
+        case let .date(value): JSONValue.writeString(PlistDate.formatISO8601(value), into: &out)
+        case let .data(value): JSONValue.writeString(Base64.encode(value), into: &out)
+        case let .uid(value): out += "{\"CF$UID\":\(Int64(bitPattern: value))}"
+        case let .array(values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.writeJSON(into: &out)
+            }
+            out += "]"
+        case let .dictionary(entries):
+            out += "{"
+            for (index, key) in entries.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                JSONValue.writeString(key, into: &out)
+                out += ":"
+                entries[key]!.writeJSON(into: &out)
+            }
+            out += "}"
         }
     }
 

@@ -1,0 +1,111 @@
+import BundleModel
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The benchmark tree of SPEC.md: about 20,000 bundles in 100,000 directories holding 300,000
+/// files. Each bundle has five directories and fifteen files (an Info.plist, InfoPlist.strings and
+/// Localizable.strings with real contents, the rest empty), in groups of 100. One bundle in ten is
+/// a GNUstep-style app, one in ten a framework with versioned links.
+public struct BenchmarkTree: Sendable {
+    public let root: String
+    public let bundles: Int
+    /// Bumped whenever the layout changes, so a cached tree from an older generator is rebuilt.
+    public static let generatorVersion = "3"
+
+    public init(root: String, bundles: Int = 20_000) {
+        self.root = root
+        self.bundles = bundles
+    }
+
+    public static func identifier(_ index: Int) -> String { "com.example.bench.app\(index)" }
+
+    var marker: String { Paths.join(root, ".bundlefs-bench-tree") }
+    var markerText: String { "\(Self.generatorVersion) \(bundles)\n" }
+
+    /// Whether a complete tree of this size and generator version is already there.
+    public var isComplete: Bool {
+        guard let bytes = try? ScanRoot(path: root).readRegularFile(".bundlefs-bench-tree", limit: 64).bytes else { return false }
+        return String(decoding: bytes, as: UTF8.self) == markerText
+    }
+
+    /// Writes the tree (removing whatever was there).
+    public func generate() {
+        removeTree(root)
+        let writer = TreeWriter(root: root)
+        let localizable = StringsEncoder.encode((0..<12).map { ("Key\($0)", "Value \($0)") }, as: .utf16LittleEndianWithBOM)
+        for index in 0..<bundles {
+            let group = "Group\(index / 100)"
+            switch index % 10 {
+            case 3: gnustepApp(writer, group: group, index: index, localizable: localizable)
+            case 7: framework(writer, group: group, index: index)
+            default: macApp(writer, group: group, index: index, localizable: localizable)
+            }
+        }
+        writer.text(".bundlefs-bench-tree", markerText)
+    }
+
+    private func macApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8]) {
+        let app = "\(group)/App\(index).app"
+        for directory in ["\(app)/Contents/MacOS", "\(app)/Contents/Resources/en.lproj"] { writer.directory(directory) }
+        writer.plist("\(app)/Contents/Info.plist", info(index, executable: "App\(index)", extra: [
+            "CFBundleDisplayName": .string("App\(index)"), "CFBundleDevelopmentRegion": .string("en"),
+            "LSMinimumSystemVersion": .string("10.15"), "NSHumanReadableCopyright": .string("© 2026 Example"),
+        ]))
+        writer.text("\(app)/Contents/PkgInfo", "APPL????")
+        writer.file("\(app)/Contents/MacOS/App\(index)", [], mode: 0o755)
+        for name in ["AppIcon.icns", "Assets.car", "MainMenu.nib", "1.png", "2.png", "3.png", "4.png", "5.png", "6.png"] {
+            writer.file("\(app)/Contents/Resources/\(name)", [])
+        }
+        writer.strings("\(app)/Contents/Resources/en.lproj/InfoPlist.strings", ["CFBundleDisplayName": "App \(index)"], as: .utf16LittleEndianWithBOM)
+        writer.file("\(app)/Contents/Resources/en.lproj/Localizable.strings", localizable)
+        writer.file("\(app)/Contents/Resources/en.lproj/Credits.rtf", [])
+    }
+
+    private func gnustepApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8]) {
+        let app = "\(group)/Tool\(index).app"
+        for directory in ["\(app)/Resources/English.lproj", "\(app)/Resources/German.lproj", "\(app)/Resources/Images"] {
+            writer.directory(directory)
+        }
+        writer.plist("\(app)/Resources/Info-gnustep.plist", info(index, executable: "Tool\(index)", extra: [
+            "NSExecutable": .string("Tool\(index)"), "ApplicationName": .string("Tool\(index)"),
+        ]), format: .openStep)
+        writer.file("\(app)/Tool\(index)", [], mode: 0o755)
+        writer.text("\(app)/stamp.make", "stamp\n")
+        for name in ["Tool.tiff", "Images/a.tiff", "Images/b.tiff", "Images/c.tiff", "Images/d.tiff", "Images/e.tiff", "Images/f.tiff"] {
+            writer.file("\(app)/Resources/\(name)", [])
+        }
+        for lproj in ["English", "German"] {
+            writer.file("\(app)/Resources/\(lproj).lproj/Localizable.strings", localizable)
+            writer.file("\(app)/Resources/\(lproj).lproj/Tool.gorm", [])
+        }
+    }
+
+    private func framework(_ writer: TreeWriter, group: String, index: Int) {
+        let framework = "\(group)/Kit\(index).framework"
+        for directory in ["\(framework)/Versions/A/Resources/en.lproj", "\(framework)/Versions/A/Headers"] { writer.directory(directory) }
+        writer.plist("\(framework)/Versions/A/Resources/Info.plist", info(index, executable: "Kit\(index)", extra: [
+            "CFBundlePackageType": .string("FMWK"),
+        ]), format: .binary)
+        writer.file("\(framework)/Versions/A/Kit\(index)", [], mode: 0o755)
+        for name in ["Kit.h", "Types.h", "Errors.h", "Private.h", "Public.h"] { writer.file("\(framework)/Versions/A/Headers/\(name)", []) }
+        writer.file("\(framework)/Versions/A/Resources/en.lproj/InfoPlist.strings", StringsEncoder.encode([("CFBundleName", "Kit \(index)")], as: .utf8))
+        writer.file("\(framework)/Versions/A/Resources/en.lproj/Localizable.strings", [])
+        writer.symlink("\(framework)/Versions/Current", to: "A")
+        writer.symlink("\(framework)/Resources", to: "Versions/Current/Resources")
+        writer.symlink("\(framework)/Headers", to: "Versions/Current/Headers")
+        writer.symlink("\(framework)/Kit\(index)", to: "Versions/Current/Kit\(index)")
+    }
+
+    private func info(_ index: Int, executable: String, extra: [String: PlistValue]) -> PlistValue {
+        var dictionary: [String: PlistValue] = [
+            "CFBundleIdentifier": .string(Self.identifier(index)), "CFBundleName": .string(executable),
+            "CFBundleExecutable": .string(executable), "CFBundlePackageType": .string("APPL"),
+            "CFBundleVersion": .string("\(index % 9 + 1).\(index % 7).\(index % 5)"),
+            "CFBundleShortVersionString": .string("\(index % 9 + 1).\(index % 7)"), "CFBundleInfoDictionaryVersion": .string("6.0"),
+        ]
+        for (key, value) in extra { dictionary[key] = value }
+        return .dictionary(dictionary)
+    }
+}

@@ -1,0 +1,70 @@
+import BundleModel
+import Synchronization
+import SystemCalls
+
+/// A directory waiting to be walked.
+struct DirectoryTask: Sendable {
+    var path: String
+    var hasSidecar: Bool
+    /// The nearest catalogued bundle or package above it.
+    var enclosingBundle: String?
+    /// Part of the enclosing bundle's own structure (its `Contents`, say): never a bundle itself.
+    var isStructural = false
+    /// The enclosing bundle's structural paths below this directory.
+    var structure = BundleStructure(patterns: [])
+    /// Its listing, when an inspection above already made it.
+    var listing: ListingRecorder.Listed?
+    /// Listings of directories below it that an inspection made, by relative path.
+    var listingsBelow: [String: ListingRecorder.Listed] = [:]
+    /// The parent directory, open while any of its subdirectories waits: opening relative to it
+    /// spares the kernel a walk of the whole path.
+    var parent: Descriptor?
+    var node: Node
+
+    var name: String { Paths.lastComponent(path) }
+
+    /// The task for a subdirectory, carrying the structure of `bundle` when this directory is one.
+    func child(
+        _ name: String, hasSidecar: Bool, bundle: BundleStructure?, listings: [String: ListingRecorder.Listed], opened: Descriptor?
+    ) -> DirectoryTask {
+        let (isStructural, below) = (bundle ?? structure).descending(into: name)
+        var task = DirectoryTask(
+            path: Paths.join(path, name), hasSidecar: hasSidecar,
+            enclosingBundle: bundle != nil ? path : enclosingBundle, isStructural: isStructural, structure: below,
+            parent: opened, node: Node(parent: node))
+        if !listings.isEmpty {
+            task.listing = listings[name]
+            let prefix = name + "/"
+            for (relative, listed) in listings where relative.hasPrefix(prefix) {
+                task.listingsBelow[String(relative.dropFirst(prefix.count))] = listed
+            }
+        }
+        return task
+    }
+}
+
+/// Post-order bookkeeping: a directory's row is released only when its own listing and all its
+/// subdirectories are done, so the catalogue never holds a row for a half-walked directory. The
+/// node also remembers the directory's identity, so a walk can recognize a loop through its
+/// ancestors (a bind mount of a parent), as fts does.
+final class Node: Sendable {
+    let parent: Node?
+    let pending = Atomic<Int>(1)
+    let row = Mutex<DirectoryRow?>(nil)
+    private let device = Atomic<UInt64>(0)
+    private let inode = Atomic<UInt64>(0)
+
+    init(parent: Node?) { self.parent = parent }
+
+    /// Records this directory's identity; false when an ancestor has the same one (a loop).
+    func identify(device: UInt64, inode: UInt64) -> Bool {
+        self.device.store(device, ordering: .relaxed)
+        self.inode.store(inode, ordering: .relaxed)
+        var ancestor = parent
+        while let node = ancestor {
+            if node.inode.load(ordering: .relaxed) == inode && node.device.load(ordering: .relaxed) == device { return false }
+            ancestor = node.parent
+        }
+        return true
+    }
+}

@@ -1,0 +1,226 @@
+import BundleModel
+import Synchronization
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One walk of a tree, shared by its threads. Each worker keeps its own log of what it saw and
+/// merges it once at the end, so the hot path takes no shared lock but the work stack's.
+final class Walk: Sendable {
+    /// What one worker saw; merged into the result when it finishes.
+    struct WorkerLog {
+        var visited: [String] = []
+        var presentBundles: [String] = []
+        var inspectedBundles: [String] = []
+        var dirtyBundles: [String] = []
+        var problems: [String] = []
+    }
+
+    struct Merged: Sendable {
+        var result = ScanResult()
+        var inspectedBundles = Set<String>()
+        var dirtyBundles = Set<String>()
+    }
+
+    let scanner: TreeScanner
+    let stack = WorkStack<DirectoryTask>()
+    let channel: EventChannel
+    let merged = Mutex(Merged())
+    let workersDone = Atomic<Int>(0)
+    /// Visits are recorded only when the catalogue knew the tree: they serve to find what vanished.
+    let tracksVisits: Bool
+
+    init(scanner: TreeScanner) {
+        self.scanner = scanner
+        tracksVisits = !scanner.known.isEmpty
+        channel = EventChannel(capacity: scanner.options.queueCapacity, batchSize: scanner.options.queueCapacity / 4)
+    }
+
+    func work() {
+        var log = WorkerLog()
+        while let task = stack.pop() {
+            process(task, log: &log)
+            stack.finished()
+        }
+        merge(log)
+        workersDone.add(1, ordering: .releasing)
+        channel.wake()
+    }
+
+    func merge(_ log: WorkerLog) {
+        merged.withLock { merged in
+            merged.result.visitedDirectories.formUnion(log.visited)
+            merged.result.presentBundles.formUnion(log.presentBundles)
+            merged.result.problems += log.problems
+            merged.inspectedBundles.formUnion(log.inspectedBundles)
+            merged.dirtyBundles.formUnion(log.dirtyBundles)
+        }
+    }
+
+    func deliver(to sink: some ScanSink, until done: () -> Bool) {
+        while !done() {
+            let events = channel.drain(minimum: channel.batchSize, waitingUpTo: 0.5)
+            if !events.isEmpty { sink.receive(events) }
+        }
+    }
+
+    func deliverRemaining(to sink: some ScanSink) {
+        let events = channel.drain(minimum: 0, waitingUpTo: 0)
+        if !events.isEmpty { sink.receive(events) }
+    }
+
+    /// Sends what reading a directory found.
+    func emit(for path: String, _ outcome: TreeScanner.Outcome, log: inout WorkerLog) {
+        switch outcome {
+        case let .bundle(record):
+            channel.append(.bundle(record))
+            if tracksVisits {
+                log.presentBundles.append(path)
+                log.inspectedBundles.append(path)
+            }
+        case .notABundle:
+            if scanner.known.bundles[path] != nil { channel.append(.bundleRemoved(path: path)) }
+        case .missing:
+            break
+        case let .unreadable(problem):
+            log.problems.append(problem)
+        }
+    }
+
+    private func process(_ task: DirectoryTask, log: inout WorkerLog) {
+        defer { finish(task.node) }
+        let known = scanner.known
+        let sidecar = task.hasSidecar ? sidecarStamp(of: task.path) : nil
+        // A directory the catalogue knows is stat'ed first: unchanged, it need not be opened.
+        if let before = known.directories[task.path], before.trusted {
+            let status = task.parent.map { try? $0.status(of: task.name) } ?? (try? FileStatus.of(task.path))
+            guard let status, status.type == .directory else { return } // gone
+            let knownBundle = known.bundles[task.path]
+            if before.changeTime == status.changeTime, before.inode == status.inode, before.sidecar == sidecar,
+               knownBundle.map({ scanner.stampsUnchanged(bundle: task.path, $0) }) ?? true {
+                guard firstVisit(task, status, log: &log) else { return }
+                walkUnchanged(task, isBundle: knownBundle != nil, log: &log)
+                return
+            }
+        }
+        walkListing(task, sidecar: sidecar, log: &log)
+    }
+
+    /// False, with a problem noted, when the directory is its own ancestor (a bind-mount loop).
+    private func firstVisit(_ task: DirectoryTask, _ status: FileStatus, log: inout WorkerLog) -> Bool {
+        if task.node.identify(device: status.device, inode: status.inode) { return true }
+        log.problems.append("\(task.path): the directory contains itself (a bind mount loop?); not walked again")
+        return false
+    }
+
+    /// The directory is as catalogued: its subdirectories are known without listing it.
+    private func walkUnchanged(_ task: DirectoryTask, isBundle: Bool, log: inout WorkerLog) {
+        scanner.progress.visitedDirectory(listed: false)
+        log.visited.append(task.path)
+        if isBundle { log.presentBundles.append(task.path) }
+        let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
+        let children = (scanner.known.children[task.path] ?? []).map { name in
+            task.child(name, hasSidecar: scanner.known.directories[Paths.join(task.path, name)]?.sidecar != nil,
+                       bundle: structure, listings: [:], opened: nil)
+        }
+        schedule(children, under: task.node)
+    }
+
+    private func walkListing(_ task: DirectoryTask, sidecar: FileStamp?, log: inout WorkerLog) {
+        let path = task.path
+        var descriptor: Descriptor?
+        let status: FileStatus
+        let entries: [DirectoryEntry]
+        if let listed = task.listing {
+            // An inspection above listed it already.
+            status = listed.status
+            entries = listed.entries
+        } else {
+            do {
+                let opened = try task.parent?.open(task.name, flags: Descriptor.directoryNoFollow)
+                    ?? Descriptor.open(path, flags: Descriptor.directoryNoFollow)
+                status = try opened.status() // before listing: a change during the listing shows next time
+                entries = try opened.listDirectoryTyped()
+                descriptor = opened
+            } catch let error as SystemError where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
+                return
+            } catch {
+                keepKnownSubtree(of: path, because: "\(error)", log: &log)
+                return
+            }
+        }
+        guard status.type == .directory, firstVisit(task, status, log: &log) else { return }
+        scanner.progress.visitedDirectory(listed: true)
+        if tracksVisits {
+            log.visited.append(path)
+            if let enclosing = task.enclosingBundle { log.dirtyBundles.append(enclosing) }
+        }
+
+        var record: BundleRecord?
+        var listings: [String: ListingRecorder.Listed] = task.listingsBelow
+        if !task.isStructural {
+            let relative = scanner.root.relative(path) ?? ""
+            let context = DirectoryContext(path: path, relativePath: relative, descriptor: descriptor, entries: entries, hasSidecar: task.hasSidecar)
+            let recorder = ListingRecorder()
+            record = scanner.inspector.inspect(context, recorder: recorder)
+            for (listedPath, listed) in recorder.listings {
+                if let below = Paths.relative(listedPath, to: path), !below.isEmpty { listings[below] = listed }
+            }
+        }
+        if record != nil { scanner.progress.readBundle() }
+        emit(for: path, record.map(TreeScanner.Outcome.bundle) ?? .notABundle, log: &log)
+
+        let now = wallClockNanoseconds()
+        task.node.row.withLock {
+            $0 = DirectoryRow(
+                path: path, changeTime: status.changeTime, inode: status.inode, device: status.device,
+                lowercasedExtension: FileNames.lowercasedExtension(Paths.lastComponent(path)),
+                trusted: status.changeTime < now - scanner.options.distrustWindow, sidecar: sidecar)
+        }
+        // AppleDouble sidecars are rare outside Mac-written shares: build the set only when needed.
+        let sidecarNames = entries.contains { $0.name.hasPrefix("._") } ? Set(entries.lazy.map(\.name).filter { $0.hasPrefix("._") }) : []
+        let structure = record.map(BundleStructure.init(record:))
+        var children: [DirectoryTask] = []
+        for entry in entries where entry.type == .directory {
+            if !scanner.options.excluded.isEmpty && scanner.options.excluded.contains(Paths.join(path, entry.name)) { continue }
+            let hasSidecar = !sidecarNames.isEmpty && sidecarNames.contains("._" + entry.name)
+            children.append(task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listings, opened: descriptor))
+        }
+        schedule(children, under: task.node)
+    }
+
+    /// A directory that cannot be read keeps what the catalogue knew under it: nothing is lost
+    /// because of a permission problem that may be temporary.
+    private func keepKnownSubtree(of path: String, because problem: String, log: inout WorkerLog) {
+        let known = scanner.known
+        log.problems.append(problem)
+        var pending = [path]
+        while let next = pending.popLast() {
+            guard known.directories[next] != nil else { continue }
+            log.visited.append(next)
+            if known.bundles[next] != nil { log.presentBundles.append(next) }
+            pending += (known.children[next] ?? []).map { Paths.join(next, $0) }
+        }
+    }
+
+    private func schedule(_ children: [DirectoryTask], under node: Node) {
+        node.pending.add(children.count, ordering: .relaxed)
+        stack.push(contentsOf: children)
+    }
+
+    /// Releases the node's own share; the last one out emits the row and walks up.
+    private func finish(_ node: Node) {
+        var current: Node? = node
+        while let node = current, node.pending.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            if let row = node.row.withLock({ $0 }) { channel.append(.directory(row)) }
+            current = node.parent
+        }
+    }
+
+    private func sidecarStamp(of path: String) -> FileStamp? {
+        let sidecar = Paths.join(Paths.parent(path), "._" + Paths.lastComponent(path))
+        guard let status = try? FileStatus.of(sidecar) else { return nil }
+        return FileStamp(path: "../._" + Paths.lastComponent(path), changeTime: status.changeTime, size: status.size, inode: status.inode)
+    }
+}

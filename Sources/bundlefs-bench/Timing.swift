@@ -1,0 +1,59 @@
+import Foundation
+import SystemCalls
+
+/// Wall-clock timing of commands and closures, reported as the median of several runs.
+enum Timing {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try body()
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func median(_ runs: Int, _ body: () throws -> Double) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<runs { samples.append(try body()) }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+
+    /// Runs a command to completion with its output discarded; fails loudly if it fails.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> Double {
+        seconds {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            var merged = ProcessInfo.processInfo.environment
+            for (key, value) in environment { merged[key] = value }
+            process.environment = merged
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try! process.run()
+            let errorOutput = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                FileHandle.standardError.write(errorOutput)
+                fatalError("\(executable) \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)")
+            }
+        }
+    }
+}
+
+/// The baseline walk, in process: every directory listed with getdents64, one thread, no stat,
+/// symlinks not followed. What any indexer must do at least.
+enum BareWalk {
+    static func walk(_ root: String) -> (directories: Int, entries: Int) {
+        var directories = 0, entries = 0
+        var pending = [root]
+        while let path = pending.popLast() {
+            guard let directory = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow),
+                  let listing = try? directory.listDirectory() else { continue }
+            directories += 1
+            entries += listing.count
+            for entry in listing where entry.type == .directory { pending.append(Paths.join(path, entry.name)) }
+        }
+        return (directories, entries)
+    }
+}
