@@ -31,7 +31,10 @@ let package = Package(
         .target(name: "Scanner", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Catalogue",
-            dependencies: ["BundleModel", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BundleModel", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .target(name: "Indexer", dependencies: ["Scanner", "Catalogue", "BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(

@@ -6,54 +6,24 @@ public import Scanner
 extension Catalogue {
     /// Applies a batch of scan events in one transaction, in their order.
     public func apply(_ events: [ScanEvent], scannedAt: Double) throws {
+        guard !events.isEmpty else { return }
         try write { db in
-            for event in events {
-                switch event {
-                case let .bundle(record): try Self.upsert(record, scannedAt: scannedAt, in: db)
-                case let .bundleRemoved(path): try Self.deleteBundle(at: path, in: db)
-                case let .directory(row): try Self.upsert(row, in: db)
-                }
-            }
+            let writer = try CatalogueWriter(db, scannedAt: scannedAt)
+            for event in events { try writer.apply(event) }
         }
-    }
-
-    static func upsert(_ record: BundleRecord, scannedAt: Double, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: RecordColumns.upsertSQL)
-        guard let id = try Int64.fetchOne(statement, arguments: RecordColumns.arguments(for: record, scannedAt: scannedAt)) else { return }
-        try db.cachedStatement(sql: "DELETE FROM localized_strings WHERE bundle_id = ?").execute(arguments: [id])
-        try db.cachedStatement(sql: "DELETE FROM problems WHERE bundle_id = ?").execute(arguments: [id])
-        let insertString = try db.cachedStatement(sql: "INSERT INTO localized_strings (bundle_id, localization, key, value) VALUES (?, ?, ?, ?)")
-        for (localization, table) in record.infoPlistStrings {
-            for (key, value) in table { try insertString.execute(arguments: [id, localization, key, value]) }
-        }
-        let insertProblem = try db.cachedStatement(sql: "INSERT INTO problems (bundle_id, severity, message) VALUES (?, ?, ?)")
-        for message in record.errors { try insertProblem.execute(arguments: [id, "error", message]) }
-        for message in record.warnings { try insertProblem.execute(arguments: [id, "warning", message]) }
-    }
-
-    static func deleteBundle(at path: String, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM bundles WHERE path = ?").execute(arguments: [path])
-    }
-
-    static func upsert(_ row: DirectoryRow, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO directories (path, change_time, inode, device, extension, trusted, sidecar) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(path) DO UPDATE SET change_time = excluded.change_time, inode = excluded.inode,
-                device = excluded.device, extension = excluded.extension, trusted = excluded.trusted, sidecar = excluded.sidecar
-            """)
-        try statement.execute(arguments: [
-            row.path, row.changeTime, Int64(bitPattern: row.inode), Int64(bitPattern: row.device), row.lowercasedExtension,
-            row.trusted, StampCoding.encode(row.sidecar),
-        ])
     }
 
     /// Removes directories and bundles that no longer exist, by path.
     public func remove(directories: [String], bundles: [String]) throws {
         guard !directories.isEmpty || !bundles.isEmpty else { return }
         try write { db in
-            let deleteDirectory = try db.cachedStatement(sql: "DELETE FROM directories WHERE path = ?")
-            for path in directories { try deleteDirectory.execute(arguments: [path]) }
-            for path in bundles { try Self.deleteBundle(at: path, in: db) }
+            let deleteDirectory = try RawStatement(db, "DELETE FROM directories WHERE path = ?")
+            for path in directories {
+                deleteDirectory.bind(1, path)
+                try deleteDirectory.execute()
+            }
+            let writer = try CatalogueWriter(db, scannedAt: 0)
+            for path in bundles { try writer.removeBundle(at: path) }
         }
     }
 

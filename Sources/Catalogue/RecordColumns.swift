@@ -12,29 +12,69 @@ enum RecordColumns {
         "warning_count", "scanned_at",
     ]
 
-    static let upsertSQL: String = {
+    /// Inserts a new bundle row, returning its id; returns no row when the path is already there.
+    static let insertSQL: String = {
         let columns = bundleColumns.joined(separator: ", ")
         let placeholders = bundleColumns.map { _ in "?" }.joined(separator: ", ")
-        let updates = bundleColumns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        return "INSERT INTO bundles (\(columns)) VALUES (\(placeholders)) ON CONFLICT(path) DO UPDATE SET \(updates) RETURNING id"
+        return "INSERT INTO bundles (\(columns)) VALUES (\(placeholders)) ON CONFLICT(path) DO NOTHING RETURNING id"
     }()
 
-    static func arguments(for record: BundleRecord, scannedAt: Double) -> StatementArguments {
+    /// Updates an existing bundle row by path (the first column), returning its id.
+    static let updateSQL: String = {
+        let assignments = bundleColumns.enumerated().dropFirst().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
+        return "UPDATE bundles SET \(assignments) WHERE path = ?1 RETURNING id"
+    }()
+
+    /// Binds a record's values to the upsert statement, in `bundleColumns` order.
+    static func bind(_ record: BundleRecord, scannedAt: Double, to statement: RawStatement) {
         let info = record.infoDictionary
-        let values: [(any DatabaseValueConvertible)?] = [
-            record.path, record.name, record.identifier, record.kind, record.isPackage,
-            record.packageReasons.names.joined(separator: ","), record.isBundle, record.layout?.rawValue,
-            info.bundleName, info.displayName, record.version, record.shortVersion, Int64(UInt64(record.numericVersion)),
-            info.packageType, info.signature, info.executable, record.executable, record.developmentRegion,
-            JSONValue.strings(info.declaredLocalizations).serialized(), JSONValue.strings(record.localizations).serialized(),
-            JSONValue.strings(record.infoPlistStrings.keys.sorted()).serialized(),
-            record.infoFile, record.infoFormat?.rawValue, PlistValue.dictionary(record.info).jsonText,
-            record.resourcesDirectory, record.finderFlags.map { Int64($0) }, record.finderInfoSource?.rawValue,
-            record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode(record.documentTypes),
-            record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode(record.typeDeclarations),
-            StampCoding.encode(record.stamps), record.errors.count, record.warnings.count, scannedAt,
-        ]
-        return StatementArguments(values)
+        func strings(_ values: [String]) -> String {
+            var writer = ByteWriter(capacity: 16 * values.count + 2)
+            writer.append("[")
+            for (index, value) in values.enumerated() {
+                if index > 0 { writer.append(",") }
+                writer.appendJSONString(value)
+            }
+            writer.append("]")
+            return writer.text
+        }
+        var index: Int32 = 0
+        func next() -> Int32 { index += 1; return index }
+        statement.bind(next(), record.path)
+        statement.bind(next(), record.name)
+        statement.bind(next(), info.identifier)
+        statement.bind(next(), record.kind)
+        statement.bind(next(), record.isPackage)
+        statement.bind(next(), record.packageReasons.names.joined(separator: ","))
+        statement.bind(next(), record.isBundle)
+        statement.bind(next(), record.layout?.rawValue)
+        statement.bind(next(), info.bundleName)
+        statement.bind(next(), info.displayName)
+        let version = info.version
+        statement.bind(next(), version)
+        statement.bind(next(), info.shortVersion)
+        statement.bind(next(), Int64(version.map(BundleVersion.packed) ?? 0))
+        statement.bind(next(), info.packageType)
+        statement.bind(next(), info.signature)
+        statement.bind(next(), info.executable)
+        statement.bind(next(), record.executable)
+        statement.bind(next(), info.developmentRegion)
+        statement.bind(next(), strings(info.declaredLocalizations))
+        statement.bind(next(), strings(record.localizations))
+        statement.bind(next(), strings(record.infoPlistStrings.keys.sorted()))
+        statement.bind(next(), record.infoFile)
+        statement.bind(next(), record.infoFormat?.rawValue)
+        statement.bind(next(), PlistValue.dictionary(record.info).jsonText)
+        statement.bind(next(), record.resourcesDirectory)
+        statement.bind(next(), record.finderFlags.map { Int64($0) })
+        statement.bind(next(), record.finderInfoSource?.rawValue)
+        statement.bind(next(), record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode(record.documentTypes))
+        statement.bind(next(), record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode(record.typeDeclarations))
+        statement.bind(next(), StampCoding.encode(record.stamps))
+        statement.bind(next(), Int64(record.errors.count))
+        statement.bind(next(), Int64(record.warnings.count))
+        statement.bind(next(), scannedAt)
+        assert(Int(index) == bundleColumns.count)
     }
 
     /// Rebuilds a record from its row. `info` holds the exposed keys only; the raw dictionary is in
@@ -87,7 +127,18 @@ enum RecordColumns {
 /// compact, and fast to read back for every bundle on a re-index.
 enum StampCoding {
     static func encode(_ stamps: [FileStamp]) -> String {
-        stamps.map { "\($0.changeTime) \($0.size) \($0.inode) \(escape($0.path))" }.joined(separator: "\n")
+        var writer = ByteWriter(capacity: 64 * stamps.count)
+        for (index, stamp) in stamps.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: "\n")) }
+            writer.append(stamp.changeTime)
+            writer.append(UInt8(ascii: " "))
+            writer.append(stamp.size)
+            writer.append(UInt8(ascii: " "))
+            writer.append(stamp.inode)
+            writer.append(UInt8(ascii: " "))
+            writer.append(raw: escape(stamp.path))
+        }
+        return writer.text
     }
 
     static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }

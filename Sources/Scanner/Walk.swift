@@ -136,6 +136,7 @@ final class Walk: Sendable {
             // An inspection above listed it already.
             status = listed.status
             entries = listed.entries
+            descriptor = listed.descriptor
         } else {
             do {
                 let opened = try task.parent?.open(task.name, flags: Descriptor.directoryNoFollow)

@@ -41,6 +41,23 @@ if CommandLine.arguments.contains("--profile-scan") {
     for _ in 0..<3 { _ = TreeScanner(root: root, options: ScanOptions(threads: 1)).scan(into: NullSink()) }
     exit(0)
 }
+// `--profile-write TREE`: scan once into memory, then only the catalogue writes, three times.
+final class CollectingSink: ScanSink, @unchecked Sendable {
+    var batches: [[ScanEvent]] = []
+    func receive(_ events: [ScanEvent]) { batches.append(events) }
+}
+if CommandLine.arguments.contains("--profile-write") {
+    let sink = CollectingSink()
+    _ = TreeScanner(root: try ScanRoot(path: CommandLine.arguments.last!)).scan(into: sink)
+    for run in 0..<3 {
+        let path = "/tmp/bundlefs-profile-write-\(run).sqlite"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let catalogue = try Catalogue(path: path, mode: .readWrite)
+        let seconds = try Timing.seconds { for batch in sink.batches { try catalogue.apply(batch, scannedAt: 0) } }
+        print(String(format: "writes: %.3f s for %d events", seconds, sink.batches.map(\.count).reduce(0, +)))
+    }
+    exit(0)
+}
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")

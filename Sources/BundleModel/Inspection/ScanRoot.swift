@@ -111,7 +111,7 @@ extension BeneathReading {
               let status = try? directory.status(),
               let entries = try? directory.listDirectoryTyped()
         else { return nil }
-        recorder?.record(path: absolute(relative), entries: entries, status: status)
+        recorder?.record(path: absolute(relative), entries: entries, status: status, descriptor: directory)
         return (entries, status)
     }
 }
@@ -122,13 +122,15 @@ public final class ListingRecorder: @unchecked Sendable {
         public var entries: [DirectoryEntry]
         /// fstat of the directory, taken before it was listed.
         public var status: FileStatus
+        /// Still open, so the walk can read its attributes without looking the path up again.
+        public var descriptor: Descriptor
     }
 
     public private(set) var listings: [(path: String, listed: Listed)] = []
 
     public init() {}
 
-    func record(path: String, entries: [DirectoryEntry], status: FileStatus) {
-        listings.append((path, Listed(entries: entries, status: status)))
+    func record(path: String, entries: [DirectoryEntry], status: FileStatus, descriptor: Descriptor) {
+        listings.append((path, Listed(entries: entries, status: status, descriptor: descriptor)))
     }
 }

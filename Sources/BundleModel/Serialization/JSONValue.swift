@@ -75,12 +75,13 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     static func writeString(_ value: String, into out: inout String) {
-        out += "\""
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            out += "\""
             out += value
             out += "\""
             return
         }
+        out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -239,36 +240,39 @@ extension PlistValue {
     /// `jsonValue.serialized()` without building the intermediate value: used for every catalogued
     /// Info dictionary.
     public var jsonText: String {
-        var out = ""
-        writeJSON(into: &out)
-        return out
+        var writer = ByteWriter(capacity: 512)
+        writeJSON(into: &writer)
+        return writer.text
     }
 
-    private func writeJSON(into out: inout String) {
+    private func writeJSON(into out: inout ByteWriter) {
         switch self {
-        case let .string(value): JSONValue.writeString(value, into: &out)
-        case let .integer(value): out += String(value)
-        case let .real(value): out += value.isFinite ? "\(value)" : "null"
-        case let .bool(value): out += value ? "true" : "false"
-        case let .date(value): JSONValue.writeString(PlistDate.formatISO8601(value), into: &out)
-        case let .data(value): JSONValue.writeString(Base64.encode(value), into: &out)
-        case let .uid(value): out += "{\"CF$UID\":\(Int64(bitPattern: value))}"
+        case let .string(value): out.appendJSONString(value)
+        case let .integer(value): out.append(value)
+        case let .real(value): out.append(raw: value.isFinite ? "\(value)" : "null")
+        case let .bool(value): out.append(value ? "true" : "false")
+        case let .date(value): out.appendJSONString(PlistDate.formatISO8601(value))
+        case let .data(value): out.appendJSONString(Base64.encode(value))
+        case let .uid(value):
+            out.append("{\"CF$UID\":")
+            out.append(Int64(bitPattern: value))
+            out.append("}")
         case let .array(values):
-            out += "["
+            out.append("[")
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(",") }
                 value.writeJSON(into: &out)
             }
-            out += "]"
+            out.append("]")
         case let .dictionary(entries):
-            out += "{"
+            out.append("{")
             for (index, key) in entries.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
-                JSONValue.writeString(key, into: &out)
-                out += ":"
+                if index > 0 { out.append(",") }
+                out.appendJSONString(key)
+                out.append(":")
                 entries[key]!.writeJSON(into: &out)
             }
-            out += "}"
+            out.append("}")
         }
     }
 

@@ -1,0 +1,90 @@
+import BundleModel
+import GRDB
+import Scanner
+
+/// Writes scan events inside one transaction with statements prepared once for it.
+struct CatalogueWriter {
+    let insertBundle: RawStatement
+    let updateBundle: RawStatement
+    let deleteStrings: RawStatement
+    let deleteProblems: RawStatement
+    let insertString: RawStatement
+    let insertProblem: RawStatement
+    let deleteBundle: RawStatement
+    let upsertDirectory: RawStatement
+    let scannedAt: Double
+
+    init(_ db: Database, scannedAt: Double) throws {
+        insertBundle = try RawStatement(db, RecordColumns.insertSQL)
+        updateBundle = try RawStatement(db, RecordColumns.updateSQL)
+        deleteStrings = try RawStatement(db, "DELETE FROM localized_strings WHERE bundle_id = ?")
+        deleteProblems = try RawStatement(db, "DELETE FROM problems WHERE bundle_id = ?")
+        insertString = try RawStatement(db, "INSERT INTO localized_strings (bundle_id, localization, key, value) VALUES (?, ?, ?, ?)")
+        insertProblem = try RawStatement(db, "INSERT INTO problems (bundle_id, severity, message) VALUES (?, ?, ?)")
+        deleteBundle = try RawStatement(db, "DELETE FROM bundles WHERE path = ?")
+        upsertDirectory = try RawStatement(db, """
+            INSERT INTO directories (path, change_time, inode, device, extension, trusted, sidecar) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET change_time = excluded.change_time, inode = excluded.inode,
+                device = excluded.device, extension = excluded.extension, trusted = excluded.trusted, sidecar = excluded.sidecar
+            """)
+        self.scannedAt = scannedAt
+    }
+
+    func apply(_ event: ScanEvent) throws {
+        switch event {
+        case let .bundle(record): try write(record)
+        case let .bundleRemoved(path): try removeBundle(at: path)
+        case let .directory(row): try write(row)
+        }
+    }
+
+    func write(_ record: BundleRecord) throws {
+        RecordColumns.bind(record, scannedAt: scannedAt, to: insertBundle)
+        let id: Int64
+        if let inserted = try insertBundle.executeReturningInteger() {
+            id = inserted // new: it has no child rows yet
+        } else {
+            RecordColumns.bind(record, scannedAt: scannedAt, to: updateBundle)
+            guard let updated = try updateBundle.executeReturningInteger() else { return }
+            id = updated
+            deleteStrings.bind(1, id)
+            try deleteStrings.execute()
+            deleteProblems.bind(1, id)
+            try deleteProblems.execute()
+        }
+        insertString.bind(1, id)
+        for (localization, table) in record.infoPlistStrings {
+            insertString.bind(2, localization)
+            for (key, value) in table {
+                insertString.bind(3, key)
+                insertString.bind(4, value)
+                try insertString.execute()
+            }
+        }
+        insertProblem.bind(1, id)
+        for (severity, messages) in [("error", record.errors), ("warning", record.warnings)] {
+            insertProblem.bind(2, severity)
+            for message in messages {
+                insertProblem.bind(3, message)
+                try insertProblem.execute()
+            }
+        }
+    }
+
+    func removeBundle(at path: String) throws {
+        deleteBundle.bind(1, path)
+        try deleteBundle.execute()
+    }
+
+    func write(_ row: DirectoryRow) throws {
+        let statement = upsertDirectory
+        statement.bind(1, row.path)
+        statement.bind(2, row.changeTime)
+        statement.bind(3, Int64(bitPattern: row.inode))
+        statement.bind(4, Int64(bitPattern: row.device))
+        statement.bind(5, row.lowercasedExtension)
+        statement.bind(6, row.trusted)
+        statement.bind(7, StampCoding.encode(row.sidecar))
+        try statement.execute()
+    }
+}
