@@ -51,6 +51,7 @@ let package = Package(
             dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures"],
             swiftSettings: strict),
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
+        .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .testTarget(

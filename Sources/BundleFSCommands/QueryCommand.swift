@@ -41,7 +41,7 @@ struct QueryCommand: ParsableCommand {
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind),
                 TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
                 DisplayNames.sanitized(record.displayName(for: languages), realName: record.name).terminalSafe,
-                TerminalText.safe(record.path) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) errors)"),
+                TerminalText.safe(record.path) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),
             ])
         }
         print(table.rendered())

@@ -37,7 +37,10 @@ struct ShowCommand: ParsableCommand {
             ("Package", record.isPackage ? "yes (\(record.packageReasons.names.joined(separator: ", ")))" : "no"),
             ("Bundle", record.isBundle ? "yes (\(record.layout?.rawValue ?? "?") layout)" : "no"),
         ]
-        if let version = record.version { lines.append(("Version", "\(version) (0x\(String(record.numericVersion, radix: 16)))")) }
+        if let version = record.version {
+            let hex = String(record.numericVersion, radix: 16)
+            lines.append(("Version", "\(version) (packed 0x\(String(repeating: "0", count: 8 - hex.count) + hex))"))
+        }
         if let shortVersion = record.shortVersion { lines.append(("Short version", shortVersion)) }
         if let infoFile = record.infoFile { lines.append(("Info file", "\(infoFile) (\(record.infoFormat?.rawValue ?? "unread"))")) }
         if let region = record.developmentRegion { lines.append(("Development region", region)) }

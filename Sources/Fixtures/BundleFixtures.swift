@@ -26,7 +26,6 @@ extension TreeWriter {
             let path = lproj.isEmpty ? "/Contents/Resources/InfoPlist.strings" : "/Contents/Resources/\(lproj).lproj/InfoPlist.strings"
             file(relative + path, StringsEncoder.encode(entries.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, as: stringsEncoding))
         }
-        directory(relative + "/Contents/Resources")
     }
 
     /// A GNUstep application as Debian ships it: `Resources/Info-gnustep.plist` in OpenStep text,

@@ -1,0 +1,65 @@
+# bundlefs: build, test, benchmark and demo targets. Each installs the Debian packages it needs,
+# because nothing installed by hand survives to the next machine.
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils
+DEMO := .demo
+
+# The toolchain lives in /opt/swift on these machines.
+export PATH := $(PATH):/opt/swift/usr/bin
+
+.PHONY: deps build release test bench fuzz sample demo clean
+
+deps:
+	@missing=$$(for package in $(DEB_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product bundlefs
+
+# Debug build and every test. Tests that need ../shared/corpus skip, saying so, when it is absent.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The figures of SPEC.md, as ratios to baselines measured in the same run (see Docs/benchmarks.md).
+bench: deps
+	$(SWIFT) build -c release --product bundlefs
+	$(SWIFT) build -c release --product bundlefs-bench
+	.build/release/bundlefs-bench --output bench-out
+
+# Long parser fuzzing; ITERATIONS and SEED may be given.
+ITERATIONS ?= 2000000
+fuzz: deps
+	$(SWIFT) build -c release --product bundlefs-fuzz
+	.build/release/bundlefs-fuzz --iterations $(ITERATIONS) $(if $(SEED),--seed $(SEED))
+
+# Regenerates the sample tree that ships in Sample/ (a test checks the two agree).
+sample:
+	$(SWIFT) build --product bundlefs-sample
+	.build/debug/bundlefs-sample Sample
+
+# Sets everything up and runs the main job on the sample tree.
+demo: deps
+	$(SWIFT) build --product bundlefs
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@set -e; export BUNDLEFS_CATALOGUE=$(CURDIR)/$(DEMO)/catalogue.sqlite; bundlefs=$(CURDIR)/.build/debug/bundlefs; \
+	run() { printf '\n$$ bundlefs %s\n' "$$*"; "$$bundlefs" "$$@"; }; \
+	run index Sample; \
+	run query --lang de; \
+	run query 'org.example.Chess*' --json --lang de | head -n 40; \
+	run show Sample/Applications/Terminal.app --lang de-AT; \
+	run resolve Sample/Applications/Chess.app Rules.html --lang en-IN; \
+	run resolve Sample/Applications/Chess.app board.png --lang en; \
+	printf '\n$$ sqlite3 %s "SELECT extension, ..."\n' "$$BUNDLEFS_CATALOGUE"; \
+	sqlite3 "$$BUNDLEFS_CATALOGUE" "SELECT c.extension, b.name FROM claims c JOIN bundles b ON b.id = c.application_id" 2>/dev/null || true
+
+clean:
+	rm -rf .build $(DEMO) bench-out
