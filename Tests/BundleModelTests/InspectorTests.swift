@@ -350,3 +350,34 @@ func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = [])
 }
 
 let O_WRONLY_CREATE = O_WRONLY | O_CREAT
+
+@Suite struct WorkedExamplesFromDisk {
+    let temporary = TemporaryDirectory("examples")
+    var tree: TreeWriter { TreeWriter(root: temporary.path) }
+
+    // BUNDLES.md section 7: CFBundleDevelopmentRegion English, only en.lproj/InfoPlist.strings, languages ja.
+    @Test func developmentRegionStringsApply() throws {
+        tree.macApp("Tool.app", identifier: "com.example.tool", info: [
+            "CFBundleDevelopmentRegion": .string("English"), "CFBundleDisplayName": .string("Tool"),
+            "NSHumanReadableCopyright": .string("Info.plist copyright"),
+        ], localizedStrings: ["en": ["CFBundleDisplayName": "Tool Deluxe", "NSHumanReadableCopyright": "English copyright"]])
+        let record = try #require(try inspect("Tool.app", in: tree))
+        let japanese = [LanguageTag("ja")!]
+        #expect(record.localizedString("NSHumanReadableCopyright", for: japanese) == "English copyright")
+        #expect(record.displayName(for: japanese) == "Tool Deluxe")
+    }
+
+    // BUNDLES.md section 7: Reports.localized/.localized/de.strings says Berichte; languages de / ja.
+    @Test func localizedFolderFromDisk() throws {
+        tree.text("Reports.localized/2026.txt", "x")
+        tree.strings("Reports.localized/.localized/de.strings", ["Reports": "Berichte"], as: .utf16LittleEndianWithBOM)
+        tree.strings("Reports.localized/.localized/fr.strings", ["Reports": "Rapports"], as: .binaryPlist)
+        tree.text("Reports.localized/.localized/it.strings", "\"Reports\" = \"broken;")
+        let root = try ScanRoot(path: tree.root)
+        #expect(LocalizedFolder.displayName(relativePath: "Reports.localized", in: root, languages: [LanguageTag("de")!]) == "Berichte")
+        #expect(LocalizedFolder.displayName(relativePath: "Reports.localized", in: root, languages: [LanguageTag("ja")!]) == "Reports")
+        #expect(LocalizedFolder.displayName(relativePath: "Reports.localized", in: root, languages: [LanguageTag("fr-CA")!]) == "Rapports")
+        #expect(LocalizedFolder.displayName(relativePath: "Reports.localized", in: root, languages: [LanguageTag("it")!]) == "Reports")
+        #expect(LocalizedFolder.displayName(relativePath: "Plain", in: root, languages: [LanguageTag("de")!]) == "Plain")
+    }
+}

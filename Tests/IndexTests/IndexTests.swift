@@ -1,6 +1,7 @@
 import BundleModel
 import Catalogue
 import Fixtures
+import GRDB
 import Indexer
 import Scanner
 import SystemCalls
@@ -182,5 +183,31 @@ struct CorpusIndexTests {
         #expect(terminal.record.localizations.count == 10)
         #expect(try fixture.catalogue.bundles(matching: BundleQuery(kind: "framework")).count == 1)
         #expect(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "org.gap.*")).count == 1)
+    }
+}
+
+@Suite struct CatalogueFileTests {
+    @Test func catalogueIsInWALModeWithItsSchemaVersion() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("A.app", identifier: "com.example.a")
+        try fixture.index()
+        let (mode, migrations) = try fixture.catalogue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        }
+        #expect(mode == "wal")
+        #expect(migrations == ["v1"])
+    }
+
+    @Test func readersSeeTheCatalogueWhileAWriterHoldsATransaction() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("A.app", identifier: "com.example.a")
+        try fixture.index()
+        let reader = try Catalogue(path: fixture.catalogue.path, mode: .readOnly)
+        try fixture.catalogue.write { db in
+            try db.execute(sql: "DELETE FROM bundles")
+            // Inside the uncommitted write, another connection still reads the committed state.
+            #expect(try reader.bundles(matching: BundleQuery(identifier: "com.example.a")).count == 1)
+        }
+        #expect(try reader.bundles(matching: BundleQuery(identifier: "com.example.a")).isEmpty)
     }
 }
