@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(
             name: "CommandTests", dependencies: ["TestSupport", "Fixtures", "BundleModel", "SystemCalls", "bundlefs"],
             swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["SystemCalls"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["SystemCalls", "Fixtures"], path: "Tests/TestSupport", swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Fixtures
 import SystemCalls
 
 /// A fresh directory under $TMPDIR (or /tmp), removed with everything in it when released.
@@ -17,19 +18,5 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     public func appending(_ relative: String) -> String { Paths.join(path, relative) }
 
-    deinit { removeTreeForTests(path) }
-}
-
-func removeTreeForTests(_ path: String) {
-    guard let status = try? FileStatus.of(path) else { return }
-    if status.type == .directory {
-        _ = try? FileNameCoding.withCString(path) { chmod($0, 0o755) }
-        if let directory = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow),
-           let entries = try? directory.listDirectory() {
-            for entry in entries { removeTreeForTests(Paths.join(path, entry.name)) }
-        }
-        _ = try? FileNameCoding.withCString(path) { rmdir($0) }
-    } else {
-        _ = try? FileNameCoding.withCString(path) { unlink($0) }
-    }
+    deinit { removeTree(path) }
 }
