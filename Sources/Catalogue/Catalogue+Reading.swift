@@ -51,13 +51,13 @@ extension Catalogue {
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
-            try Self.fetchBundles(db, sql: "SELECT * FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
+            try Self.fetchBundles(db, sql: "SELECT \(RecordColumns.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
         }
     }
 
     /// One bundle by path.
     public func bundle(atPath path: String) throws -> CataloguedBundle? {
-        try read { db in try Self.fetchBundles(db, sql: "SELECT * FROM bundles WHERE path = ?", arguments: [path]).first }
+        try read { db in try Self.fetchBundles(db, sql: "SELECT \(RecordColumns.selectList) FROM bundles WHERE path = ?", arguments: [path]).first }
     }
 
     /// How many bundles and directories there are under a root, for summaries.
@@ -93,26 +93,32 @@ extension Catalogue {
     }
 
     static func fetchBundles(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CataloguedBundle] {
-        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        // Cached statements: preparing one costs GRDB far more than running an indexed lookup.
+        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         guard !rows.isEmpty else { return [] }
-        // Child rows for these bundles, in two queries rather than two per bundle.
-        let ids = rows.map { $0["id"] as Int64 }
         var strings: [Int64: [String: [String: String]]] = [:]
         var problems: [Int64: [(String, String)]] = [:]
-        let idList = rows.count > 500 ? nil : ids.map(String.init).joined(separator: ",")
-        let stringsSQL = idList.map { "SELECT * FROM localized_strings WHERE bundle_id IN (\($0))" } ?? "SELECT * FROM localized_strings"
-        try Row.fetchCursor(db, sql: stringsSQL).forEach { row in
-            strings[row["bundle_id"], default: [:]][row["localization"], default: [:]][row["key"]] = row["value"]
-        }
-        let problemsSQL = idList.map { "SELECT * FROM problems WHERE bundle_id IN (\($0)) ORDER BY rowid" } ?? "SELECT * FROM problems ORDER BY rowid"
-        try Row.fetchCursor(db, sql: problemsSQL).forEach { row in
-            problems[row["bundle_id"], default: []].append((row["severity"], row["message"]))
+        func addString(_ row: Row) { strings[row[0], default: [:]][row[1], default: [:]][row[2]] = row[3] }
+        func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], row[2])) }
+        if rows.count <= 64 {
+            // A few bundles (a lookup): their child rows by index.
+            let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, key, value FROM localized_strings WHERE bundle_id = ?")
+            let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, message FROM problems WHERE bundle_id = ? ORDER BY rowid")
+            for row in rows {
+                let id: Int64 = row[0]
+                try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
+                try Row.fetchCursor(problemsOf, arguments: [id]).forEach(addProblem)
+            }
+        } else {
+            // Many (a listing): one pass over each child table.
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, key, value FROM localized_strings").forEach(addString)
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, message FROM problems ORDER BY rowid").forEach(addProblem)
         }
         return rows.map { row in
-            let id: Int64 = row["id"]
+            let id: Int64 = row[0]
             return CataloguedBundle(
                 id: id, record: RecordColumns.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []),
-                infoJSON: row["info"])
+                infoJSON: row[RecordColumns.At.info])
         }
     }
 

@@ -77,41 +77,63 @@ enum RecordColumns {
         assert(Int(index) == bundleColumns.count)
     }
 
-    /// Rebuilds a record from its row. `info` holds the exposed keys only; the raw dictionary is in
-    /// the `info` column as JSON.
-    static func record(from row: Row, strings: [String: [String: String]], problems: [(String, String)]) -> BundleRecord {
-        var record = BundleRecord(path: row["path"])
-        record.packageReasons = PackageReasons(names: (row["package_reasons"] as String).split(separator: ",").map(String.init))
-        record.isBundle = row["is_bundle"]
-        record.layout = (row["layout"] as String?).flatMap(LayoutKind.init(rawValue:))
-        record.kind = row["kind"]
-        record.infoFile = row["info_file"]
-        record.infoFormat = (row["info_format"] as String?).flatMap(PlistFormat.init(rawValue:))
-        var info: [String: PlistValue] = [:]
-        let exposed: [(String, String)] = [
-            ("CFBundleIdentifier", "identifier"), ("CFBundleName", "info_bundle_name"),
-            ("CFBundleDisplayName", "info_display_name"), ("CFBundleVersion", "version"),
-            ("CFBundleShortVersionString", "short_version"), ("CFBundlePackageType", "package_type"),
-            ("CFBundleSignature", "signature"), ("CFBundleExecutable", "executable_name"),
-            ("CFBundleDevelopmentRegion", "development_region"),
+    /// The columns queries select, in this order: `id`, then `bundleColumns`.
+    static let selectList = (["id"] + bundleColumns).joined(separator: ", ")
+
+    /// A column's position in `selectList`; rows are read by position, which GRDB does without
+    /// looking names up.
+    static func position(_ name: String) -> Int {
+        guard let index = bundleColumns.firstIndex(of: name) else { preconditionFailure("no column \(name)") }
+        return index + 1
+    }
+
+    enum At {
+        static let path = position("path"), kind = position("kind"), packageReasons = position("package_reasons")
+        static let isBundle = position("is_bundle"), layout = position("layout"), infoFile = position("info_file")
+        static let infoFormat = position("info_format"), resources = position("resources_directory")
+        static let localizations = position("localizations"), declared = position("declared_localizations")
+        static let stringsTables = position("strings_tables"), executable = position("executable")
+        static let finderFlags = position("finder_flags"), finderSource = position("finder_info_source")
+        static let documentTypes = position("document_types"), typeDeclarations = position("type_declarations")
+        static let info = position("info")
+        /// Info keys that have their own column.
+        static let exposed: [(String, Int)] = [
+            ("CFBundleIdentifier", position("identifier")), ("CFBundleName", position("info_bundle_name")),
+            ("CFBundleDisplayName", position("info_display_name")), ("CFBundleVersion", position("version")),
+            ("CFBundleShortVersionString", position("short_version")), ("CFBundlePackageType", position("package_type")),
+            ("CFBundleSignature", position("signature")), ("CFBundleExecutable", position("executable_name")),
+            ("CFBundleDevelopmentRegion", position("development_region")),
         ]
-        for (key, column) in exposed {
+    }
+
+    /// Rebuilds a record from a row of `selectList`. `info` holds the exposed keys only; the raw
+    /// dictionary is in the `info` column as JSON. Stamps are the indexer's business and are not read
+    /// back here.
+    static func record(from row: Row, strings: [String: [String: String]], problems: [(String, String)]) -> BundleRecord {
+        var record = BundleRecord(path: row[At.path])
+        record.packageReasons = PackageReasons(names: (row[At.packageReasons] as String).split(separator: ",").map(String.init))
+        record.isBundle = row[At.isBundle]
+        record.layout = (row[At.layout] as String?).flatMap(LayoutKind.init(rawValue:))
+        record.kind = row[At.kind]
+        record.infoFile = row[At.infoFile]
+        record.infoFormat = (row[At.infoFormat] as String?).flatMap(PlistFormat.init(rawValue:))
+        var info: [String: PlistValue] = [:]
+        for (key, column) in At.exposed {
             if let value = row[column] as String? { info[key] = .string(value) }
         }
-        let declared = decodeStrings(row["declared_localizations"])
+        let declared = decodeStrings(row[At.declared])
         if !declared.isEmpty { info["CFBundleLocalizations"] = .array(declared.map(PlistValue.string)) }
         record.info = info
-        record.resourcesDirectory = row["resources_directory"]
-        record.localizations = decodeStrings(row["localizations"])
+        record.resourcesDirectory = row[At.resources]
+        record.localizations = decodeStrings(row[At.localizations])
         var tables = strings
-        for localization in decodeStrings(row["strings_tables"]) where tables[localization] == nil { tables[localization] = [:] }
+        for localization in decodeStrings(row[At.stringsTables]) where tables[localization] == nil { tables[localization] = [:] }
         record.infoPlistStrings = tables
-        record.executable = row["executable"]
-        record.finderFlags = (row["finder_flags"] as Int64?).map { UInt16(truncatingIfNeeded: $0) }
-        record.finderInfoSource = (row["finder_info_source"] as String?).flatMap(FinderInfoSource.init(rawValue:))
-        record.documentTypes = (row["document_types"] as String?).map(DocumentTypeCoding.decode) ?? []
-        record.typeDeclarations = (row["type_declarations"] as String?).map(TypeDeclarationCoding.decode) ?? []
-        record.stamps = StampCoding.decode(row["stamps"])
+        record.executable = row[At.executable]
+        record.finderFlags = (row[At.finderFlags] as Int64?).map { UInt16(truncatingIfNeeded: $0) }
+        record.finderInfoSource = (row[At.finderSource] as String?).flatMap(FinderInfoSource.init(rawValue:))
+        record.documentTypes = (row[At.documentTypes] as String?).map(DocumentTypeCoding.decode) ?? []
+        record.typeDeclarations = (row[At.typeDeclarations] as String?).map(TypeDeclarationCoding.decode) ?? []
         record.errors = problems.filter { $0.0 == "error" }.map(\.1)
         record.warnings = problems.filter { $0.0 == "warning" }.map(\.1)
         return record

@@ -58,6 +58,16 @@ if CommandLine.arguments.contains("--profile-write") {
     }
     exit(0)
 }
+// `--profile-lookup CATALOGUE`: 50,000 identifier lookups, for a profiler.
+if CommandLine.arguments.contains("--profile-lookup") {
+    let catalogue = try Catalogue(path: CommandLine.arguments.last!, mode: .readOnly)
+    var generator = SeededGenerator(seed: 1)
+    let seconds = try Timing.seconds {
+        for _ in 0..<50_000 { _ = try catalogue.bundles(matching: BundleQuery(identifier: BenchmarkTree.identifier(Int.random(in: 0..<20_000, using: &generator)))) }
+    }
+    print(String(format: "%.1f µs per lookup", seconds / 50_000 * 1e6))
+    exit(0)
+}
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")
