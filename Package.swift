@@ -38,9 +38,16 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Indexer", dependencies: ["Scanner", "Catalogue", "BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(
+            name: "Watcher",
+            dependencies: [
+                "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Indexer", "Catalogue", "BundleModel", "SystemCalls",
+                "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -67,7 +74,17 @@ let package = Package(
         .testTarget(
             name: "CommandTests", dependencies: ["TestSupport", "Fixtures", "BundleModel", "SystemCalls", "bundlefs"],
             swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["SystemCalls", "Fixtures"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: ["SystemCalls", "Fixtures", "Catalogue", "Indexer", "Scanner", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "WatchTests",
+            dependencies: [
+                "TestSupport", "Fixtures", "Catalogue", "BundleModel", "SystemCalls", "bundlefs",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,7 @@ struct BundleFS: ParsableCommand {
             the way the Finder and CFBundle do.
             """,
         version: BundleFSVersion.string,
-        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self])
+        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, WatchCommand.self, StatusCommand.self])
 }
 
 enum BundleFSVersion {

@@ -34,11 +34,9 @@ struct CommonOptions: ParsableArguments {
         return PreferredLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
-    var effectiveLogLevel: Logger.Level { logLevel?.level ?? (verbose ? .info : .warning) }
-
-    func logger(_ label: String) -> Logger {
+    func logger(_ label: String, defaultLevel: Logger.Level = .warning) -> Logger {
         var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = effectiveLogLevel
+        logger.logLevel = logLevel?.level ?? (verbose ? .info : defaultLevel)
         return logger
     }
 

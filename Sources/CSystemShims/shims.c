@@ -36,3 +36,5 @@ uint16_t bfs_dirent_reclen(const void *record) { return ((const struct bfs_diren
 uint8_t bfs_dirent_type(const void *record) { return ((const struct bfs_dirent64 *)record)->d_type; }
 uint64_t bfs_dirent_ino(const void *record) { return ((const struct bfs_dirent64 *)record)->d_ino; }
 const char *bfs_dirent_name(const void *record) { return ((const struct bfs_dirent64 *)record)->d_name; }
+
+int bfs_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }

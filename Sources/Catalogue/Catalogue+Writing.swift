@@ -13,6 +13,11 @@ extension Catalogue {
         }
     }
 
+    /// Runs `body` in one transaction with a writer for scan events, removals and renames.
+    public func transaction<T>(scannedAt: Double, _ body: (CatalogueWriter) throws -> T) throws -> T {
+        try write { db in try body(try CatalogueWriter(db, scannedAt: scannedAt)) }
+    }
+
     /// Removes directories and bundles that no longer exist, by path.
     public func remove(directories: [String], bundles: [String]) throws {
         guard !directories.isEmpty || !bundles.isEmpty else { return }

@@ -1,9 +1,11 @@
-import BundleModel
+public import BundleModel
 import GRDB
-import Scanner
+public import Scanner
+import SystemCalls
 
-/// Writes scan events inside one transaction with statements prepared once for it.
-struct CatalogueWriter {
+/// Writes inside one transaction, with statements prepared once for it: scan events, and the
+/// watcher's subtree removals and renames.
+public struct CatalogueWriter {
     let insertBundle: RawStatement
     let updateBundle: RawStatement
     let deleteStrings: RawStatement
@@ -12,6 +14,11 @@ struct CatalogueWriter {
     let insertProblem: RawStatement
     let deleteBundle: RawStatement
     let upsertDirectory: RawStatement
+    let removeDirectories: RawStatement
+    let removeBundles: RawStatement
+    let renameDirectories: RawStatement
+    let renameBundles: RawStatement
+    let renameBundleItself: RawStatement
     let scannedAt: Double
 
     init(_ db: Database, scannedAt: Double) throws {
@@ -27,10 +34,46 @@ struct CatalogueWriter {
             ON CONFLICT(path) DO UPDATE SET change_time = excluded.change_time, inode = excluded.inode,
                 device = excluded.device, extension = excluded.extension, trusted = excluded.trusted, sidecar = excluded.sidecar
             """)
+        let subtree = "(path = ?1 OR (path >= ?1 || '/' AND path < ?1 || '0'))"
+        removeDirectories = try RawStatement(db, "DELETE FROM directories WHERE \(subtree)")
+        removeBundles = try RawStatement(db, "DELETE FROM bundles WHERE \(subtree)")
+        // Paths are valid UTF-8 (see FileNameCoding), so SQLite's length and substr, which count
+        // characters, agree with each other.
+        renameDirectories = try RawStatement(db, "UPDATE directories SET path = ?2 || substr(path, length(?1) + 1) WHERE \(subtree)")
+        renameBundles = try RawStatement(db, """
+            UPDATE bundles SET path = ?2 || substr(path, length(?1) + 1),
+                executable = CASE WHEN executable = ?1 OR (executable >= ?1 || '/' AND executable < ?1 || '0')
+                    THEN ?2 || substr(executable, length(?1) + 1) ELSE executable END
+            WHERE \(subtree)
+            """)
+        renameBundleItself = try RawStatement(db, "UPDATE bundles SET name = ?2 WHERE path = ?1")
         self.scannedAt = scannedAt
     }
 
-    func apply(_ event: ScanEvent) throws {
+    /// Removes a directory and everything catalogued under it.
+    public func removeSubtree(_ path: String) throws {
+        for statement in [removeDirectories, removeBundles] {
+            statement.bind(1, path)
+            try statement.execute()
+        }
+    }
+
+    /// Moves every row at or under `from` to the same place under `to` (one UPDATE per table),
+    /// replacing whatever was catalogued at `to`.
+    public func renameSubtree(from: String, to: String) throws {
+        guard from != to else { return }
+        try removeSubtree(to)
+        for statement in [renameDirectories, renameBundles] {
+            statement.bind(1, from)
+            statement.bind(2, to)
+            try statement.execute()
+        }
+        renameBundleItself.bind(1, to)
+        renameBundleItself.bind(2, Paths.lastComponent(to))
+        try renameBundleItself.execute()
+    }
+
+    public func apply(_ event: ScanEvent) throws {
         switch event {
         case let .bundle(record): try write(record)
         case let .bundleRemoved(path): try removeBundle(at: path)
@@ -38,7 +81,7 @@ struct CatalogueWriter {
         }
     }
 
-    func write(_ record: BundleRecord) throws {
+    public func write(_ record: BundleRecord) throws {
         RecordColumns.bind(record, scannedAt: scannedAt, to: insertBundle)
         let id: Int64
         if let inserted = try insertBundle.executeReturningInteger() {
@@ -71,12 +114,12 @@ struct CatalogueWriter {
         }
     }
 
-    func removeBundle(at path: String) throws {
+    public func removeBundle(at path: String) throws {
         deleteBundle.bind(1, path)
         try deleteBundle.execute()
     }
 
-    func write(_ row: DirectoryRow) throws {
+    public func write(_ row: DirectoryRow) throws {
         let statement = upsertDirectory
         statement.bind(1, row.path)
         statement.bind(2, row.changeTime)

@@ -85,6 +85,28 @@ enum Schema {
                 CREATE INDEX claims_by_application ON claims(application_id);
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // What a running watcher reports; one row, rewritten every few seconds.
+            try db.execute(sql: """
+                CREATE TABLE watch_status (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    pid INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    roots TEXT NOT NULL,
+                    started_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    watched_directories INTEGER NOT NULL,
+                    unwatched_directories INTEGER NOT NULL,
+                    overflows INTEGER NOT NULL,
+                    rescans INTEGER NOT NULL,
+                    events INTEGER NOT NULL,
+                    batches INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    last_event_at REAL,
+                    last_batch_at REAL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -75,7 +75,7 @@ public struct Indexer: Sendable {
         try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
 
         var summary = IndexSummary(root: rootPath)
-        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).sorted()
+        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).claimed.sorted()
         try catalogue.recordRoot(rootPath, indexedAt: Double(wallClock()) / 1e9)
 
         let counts = try catalogue.counts(under: rootPath)
@@ -92,16 +92,21 @@ public struct Indexer: Sendable {
         return summary
     }
 
+    /// What reconciling claims found: the claimed extensions, and the catalogue changes it made.
+    public struct ClaimsReconciliation: Sendable {
+        public var claimed: Set<String>
+        public var changes: [ScanEvent]
+    }
+
     /// Recomputes package claims from every catalogued application (rule 14) and re-reads the
     /// directories whose package status the change affects, wherever they are catalogued.
-    /// Returns the claimed extensions.
     @discardableResult
-    public func reconcileClaims(previouslyClaimed: Set<String>, rootHint: ScanRoot) throws -> Set<String> {
+    public func reconcileClaims(previouslyClaimed: Set<String>, rootHint: ScanRoot) throws -> ClaimsReconciliation {
         let claims = ClaimResolver.claims(of: try catalogue.claimSources())
         try catalogue.replaceClaims(claims)
         let claimed = Set(claims.map(\.ext))
         let changed = claimed.symmetricDifference(previouslyClaimed)
-        guard !changed.isEmpty else { return claimed }
+        guard !changed.isEmpty else { return ClaimsReconciliation(claimed: claimed, changes: []) }
         var affected = Set(try catalogue.directories(withExtensions: changed, under: "/"))
         affected.formUnion(try catalogue.claimedPackages(under: "/").filter { path in
             FileNames.lowercasedExtension(Paths.lastComponent(path)).map { !claimed.contains($0) } ?? true
@@ -125,7 +130,7 @@ public struct Indexer: Sendable {
             }
         }
         try catalogue.apply(events, scannedAt: Double(wallClock()) / 1e9)
-        return claimed
+        return ClaimsReconciliation(claimed: claimed, changes: events)
     }
 }
 
@@ -144,7 +149,7 @@ final class CatalogueSink: ScanSink, @unchecked Sendable {
     func check() throws { if let failure { throw failure } }
 }
 
-func wallClock() -> Int64 {
+public func wallClock() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
     return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)

@@ -19,9 +19,16 @@ struct DirectoryTask: Sendable {
     /// The parent directory, open while any of its subdirectories waits: opening relative to it
     /// spares the kernel a walk of the whole path.
     var parent: Descriptor?
+    /// From the parent's listing, when it was listed.
+    var inode: UInt64 = 0
     var node: Node
 
     var name: String { Paths.lastComponent(path) }
+
+    /// What a later scan needs to start here.
+    var start: ScanStart {
+        ScanStart(path: path, hasSidecar: hasSidecar, enclosingBundle: enclosingBundle, isStructural: isStructural, structure: structure, inode: inode)
+    }
 
     /// The task for a subdirectory, carrying the structure of `bundle` when this directory is one.
     func child(

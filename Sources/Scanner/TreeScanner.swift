@@ -15,16 +15,49 @@ public struct ScanOptions: Sendable {
     public var excluded: Set<String>
     /// Events the scanner may queue before it waits for the sink.
     public var queueCapacity: Int
+    /// Called for every directory before the scan lists it or trusts what the catalogue knew of it:
+    /// with its open descriptor when it was opened, else with nil (the watcher adds its inotify
+    /// watch here, so that nothing changing after the listing goes unseen).
+    public var watchDirectory: (@Sendable (_ path: String, _ descriptor: Descriptor?) -> Void)?
+    /// List only the starting directories; report their subdirectories in `ScanResult.childStarts`.
+    public var shallow: Bool
 
     public init(
         threads: Int = Threads.processorCount, settings: InspectionSettings = .standard,
-        distrustWindow: Int64 = 2_000_000_000, excluded: Set<String> = [], queueCapacity: Int = 65_536
+        distrustWindow: Int64 = 2_000_000_000, excluded: Set<String> = [], queueCapacity: Int = 65_536,
+        watchDirectory: (@Sendable (String, Descriptor?) -> Void)? = nil, shallow: Bool = false
     ) {
         self.threads = max(1, threads)
         self.settings = settings
         self.distrustWindow = distrustWindow
         self.excluded = excluded
         self.queueCapacity = queueCapacity
+        self.watchDirectory = watchDirectory
+        self.shallow = shallow
+    }
+}
+
+/// Where a scan starts, with what it needs to know of the bundle around it.
+public struct ScanStart: Sendable, Equatable {
+    public var path: String
+    public var hasSidecar: Bool
+    /// The nearest catalogued bundle or package above it.
+    public var enclosingBundle: String?
+    /// Part of the enclosing bundle's own structure (never a bundle itself).
+    public var isStructural: Bool
+    /// The enclosing bundle's structural paths below it.
+    public var structure: BundleStructure
+    /// Its inode as the parent's listing gave it (0 when not known).
+    public var inode: UInt64 = 0
+
+    public init(path: String, hasSidecar: Bool = false, enclosingBundle: String? = nil, isStructural: Bool = false,
+                structure: BundleStructure = BundleStructure(patterns: []), inode: UInt64 = 0) {
+        self.inode = inode
+        self.path = path
+        self.hasSidecar = hasSidecar
+        self.enclosingBundle = enclosingBundle
+        self.isStructural = isStructural
+        self.structure = structure
     }
 }
 
@@ -34,6 +67,10 @@ public struct ScanResult: Sendable {
     public var visitedDirectories: Set<String> = []
     /// Every bundle or package that exists under the root (re-read or known unchanged).
     public var presentBundles: Set<String> = []
+    /// In a shallow scan: the subdirectories of the directories listed, ready to be scanned.
+    public var childStarts: [ScanStart] = []
+
+    public init() {}
     /// Directories that could not be read, and other problems with the tree itself.
     public var problems: [String] = []
 }
@@ -58,9 +95,18 @@ public final class TreeScanner: Sendable {
 
     /// Walks the whole tree, delivering events to `sink` on the calling thread.
     public func scan(into sink: some ScanSink) -> ScanResult {
+        scan(from: [ScanStart(path: root.path)], into: sink)
+    }
+
+    /// Walks the subtrees at `starts` (directories under the root), or only those directories
+    /// when the options say `shallow`.
+    public func scan(from starts: [ScanStart], into sink: some ScanSink) -> ScanResult {
         let walk = Walk(scanner: self)
-        let rootNode = Node(parent: nil)
-        walk.stack.push(DirectoryTask(path: root.path, hasSidecar: false, enclosingBundle: nil, node: rootNode))
+        walk.stack.push(contentsOf: starts.map { start in
+            DirectoryTask(
+                path: start.path, hasSidecar: start.hasSidecar, enclosingBundle: start.enclosingBundle,
+                isStructural: start.isStructural, structure: start.structure, node: Node(parent: nil))
+        })
         let workers = (0..<options.threads).map { _ in
             Threads.spawn { walk.work() }
         }

@@ -15,6 +15,7 @@ final class Walk: Sendable {
         var inspectedBundles: [String] = []
         var dirtyBundles: [String] = []
         var problems: [String] = []
+        var childStarts: [ScanStart] = []
     }
 
     struct Merged: Sendable {
@@ -53,6 +54,7 @@ final class Walk: Sendable {
             merged.result.visitedDirectories.formUnion(log.visited)
             merged.result.presentBundles.formUnion(log.presentBundles)
             merged.result.problems += log.problems
+            merged.result.childStarts += log.childStarts
             merged.inspectedBundles.formUnion(log.inspectedBundles)
             merged.dirtyBundles.formUnion(log.dirtyBundles)
         }
@@ -94,6 +96,7 @@ final class Walk: Sendable {
         let sidecar = task.hasSidecar ? sidecarStamp(of: task.path) : nil
         // A directory the catalogue knows is stat'ed first: unchanged, it need not be opened.
         if let before = known.directories[task.path], before.trusted {
+            scanner.options.watchDirectory?(task.path, nil)
             let status = task.parent.map { try? $0.status(of: task.name) } ?? (try? FileStatus.of(task.path))
             guard let status, status.type == .directory else { return } // gone
             let knownBundle = known.bundles[task.path]
@@ -124,7 +127,11 @@ final class Walk: Sendable {
             task.child(name, hasSidecar: scanner.known.directories[Paths.join(task.path, name)]?.sidecar != nil,
                        bundle: structure, listings: [:], opened: nil)
         }
-        schedule(children, under: task.node)
+        if scanner.options.shallow {
+            log.childStarts += children.map(\.start)
+        } else {
+            schedule(children, under: task.node)
+        }
     }
 
     private func walkListing(_ task: DirectoryTask, sidecar: FileStamp?, log: inout WorkerLog) {
@@ -133,14 +140,16 @@ final class Walk: Sendable {
         let status: FileStatus
         let entries: [DirectoryEntry]
         if let listed = task.listing {
-            // An inspection above listed it already.
+            // An inspection above listed it already (its watch, if any, was added before).
             status = listed.status
             entries = listed.entries
             descriptor = listed.descriptor
+            scanner.options.watchDirectory?(path, listed.descriptor)
         } else {
             do {
                 let opened = try task.parent?.open(task.name, flags: Descriptor.directoryNoFollow)
                     ?? Descriptor.open(path, flags: Descriptor.directoryNoFollow)
+                scanner.options.watchDirectory?(path, opened)
                 status = try opened.status() // before listing: a change during the listing shows next time
                 entries = try opened.listDirectoryTyped()
                 descriptor = opened
@@ -163,7 +172,7 @@ final class Walk: Sendable {
         if !task.isStructural {
             let relative = scanner.root.relative(path) ?? ""
             let context = DirectoryContext(path: path, relativePath: relative, descriptor: descriptor, entries: entries, hasSidecar: task.hasSidecar)
-            let recorder = ListingRecorder()
+            let recorder = ListingRecorder(beforeListing: scanner.options.watchDirectory)
             record = scanner.inspector.inspect(context, recorder: recorder)
             for (listedPath, listed) in recorder.listings {
                 if let below = Paths.relative(listedPath, to: path), !below.isEmpty { listings[below] = listed }
@@ -186,9 +195,15 @@ final class Walk: Sendable {
         for entry in entries where entry.type == .directory {
             if !scanner.options.excluded.isEmpty && scanner.options.excluded.contains(Paths.join(path, entry.name)) { continue }
             let hasSidecar = !sidecarNames.isEmpty && sidecarNames.contains("._" + entry.name)
-            children.append(task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listings, opened: descriptor))
+            var child = task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listings, opened: descriptor)
+            child.inode = entry.inode
+            children.append(child)
         }
-        schedule(children, under: task.node)
+        if scanner.options.shallow {
+            log.childStarts += children.map(\.start)
+        } else {
+            schedule(children, under: task.node)
+        }
     }
 
     /// A directory that cannot be read keeps what the catalogue knew under it: nothing is lost

@@ -24,9 +24,10 @@ public final class Descriptor: Sendable {
     /// Flags for reading a file that might be a FIFO: O_NONBLOCK keeps `open` from waiting for a writer.
     public static let probeRead = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
 
-    public static func open(_ path: String, flags: Int32) throws -> Descriptor {
+    /// Opens a path; `mode` applies when `flags` create the file.
+    public static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) throws -> Descriptor {
         let fd = try FileNameCoding.withCString(path) { cPath in
-            try retrying("open", path: path) { Glibc.open(cPath, flags) }
+            try retrying("open", path: path) { Glibc.open(cPath, flags, mode) }
         }
         return Descriptor(adopting: fd, path: path)
     }
@@ -105,3 +106,17 @@ public let O_PATH_ONLY = bfs_o_path | O_CLOEXEC
 /// `O_NOFOLLOW` when `condition` holds, else 0: for an entry already known not to be a symlink,
 /// so that a swap for a symlink between the listing and the open is refused.
 public func O_NOFOLLOW_IF(_ condition: Bool) -> Int32 { condition ? O_NOFOLLOW : 0 }
+
+/// An exclusive advisory lock (flock) held while the object lives: one watcher per catalogue.
+public final class FileLock: Sendable {
+    let descriptor: Descriptor
+
+    /// Takes the lock on `path` (created if missing); nil when another process holds it.
+    public init?(path: String) throws {
+        descriptor = try Descriptor.open(path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
+        if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return nil }
+            throw SystemError.last("flock", path: path)
+        }
+    }
+}

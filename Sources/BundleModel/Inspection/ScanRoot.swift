@@ -107,8 +107,9 @@ extension BeneathReading {
     /// The entries of a directory relative to the root; nil when it cannot be listed. Listings are
     /// offered to `recorder`, so a walk can reuse them rather than list the directory again.
     func list(_ relative: String, recorder: ListingRecorder? = nil) -> (entries: [DirectoryEntry], status: FileStatus)? {
-        guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal),
-              let status = try? directory.status(),
+        guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal) else { return nil }
+        recorder?.beforeListing?(absolute(relative), directory)
+        guard let status = try? directory.status(),
               let entries = try? directory.listDirectoryTyped()
         else { return nil }
         recorder?.record(path: absolute(relative), entries: entries, status: status, descriptor: directory)
@@ -127,8 +128,16 @@ public final class ListingRecorder: @unchecked Sendable {
     }
 
     public private(set) var listings: [(path: String, listed: Listed)] = []
+    /// Called with each directory once it is open and before it is listed.
+    let beforeListing: (@Sendable (String, Descriptor) -> Void)?
 
-    public init() {}
+    public init(beforeListing: (@Sendable (String, Descriptor?) -> Void)? = nil) {
+        if let hook = beforeListing {
+            self.beforeListing = { @Sendable (path: String, descriptor: Descriptor) in hook(path, descriptor) }
+        } else {
+            self.beforeListing = nil
+        }
+    }
 
     func record(path: String, entries: [DirectoryEntry], status: FileStatus, descriptor: Descriptor) {
         listings.append((path, Listed(entries: entries, status: status, descriptor: descriptor)))

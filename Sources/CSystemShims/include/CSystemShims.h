@@ -16,6 +16,9 @@ int bfs_openat_beneath(int dirfd, const char *path, int flags);
 /// O_PATH, which Glibc exposes to Swift only under _GNU_SOURCE.
 extern const int bfs_o_path;
 
+/// pipe2(2), hidden from Swift without _GNU_SOURCE.
+int bfs_pipe2(int fds[2], int flags);
+
 /// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
 uint16_t bfs_dirent_reclen(const void *record);
 uint8_t bfs_dirent_type(const void *record);

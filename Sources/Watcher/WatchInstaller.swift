@@ -1,0 +1,79 @@
+import Synchronization
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Adds inotify watches for the scanner's threads and remembers, per path, which watch covers it
+/// (or that none could be had). The watcher drains the registrations into its directory tree once
+/// the scan is done. At the limit it stops asking the kernel and counts what stays unwatched.
+final class WatchInstaller: Sendable {
+    static let mask: InotifyMask = [
+        .create, .delete, .movedFrom, .movedTo, .closeWrite, .modify, .attrib, .deleteSelf, .moveSelf, .onlyDirectory,
+        .excludeUnlinked,
+    ]
+
+    let inotify: Inotify
+    let limit: Int
+    /// The live watches; the same inode watched twice is one watch.
+    private let live = Mutex<Set<Int32>>([])
+    private let registrations = Mutex<[(path: String, watch: Int32?)]>([])
+
+    init(inotify: Inotify, limit: Int) {
+        self.inotify = inotify
+        self.limit = limit
+    }
+
+    /// The scanner hook: watch a directory before it is listed. With a descriptor the watch goes on
+    /// exactly the inode that was opened (through /proc/self/fd), whatever happened to the path.
+    func watch(_ path: String, descriptor: Descriptor?) {
+        var watch: Int32?
+        // Asked even at the limit: an inode already watched (through another path, say) answers
+        // with its existing watch, which costs nothing; a new one over the limit is taken back.
+        do {
+            let added: Int32
+            if let descriptor {
+                added = try inotify.addWatch("/proc/self/fd/\(descriptor.rawValue)", mask: Self.mask)
+            } else {
+                added = try inotify.addWatch(path, mask: Self.mask.union(.dontFollow))
+            }
+            // Admit it (a watch the inode already had is no new one) only while there is room,
+            // deciding under the lock so that two threads cannot both take the last place.
+            let admitted = live.withLock { live -> Bool in
+                if live.contains(added) { return true }
+                guard live.count < limit else { return false }
+                live.insert(added)
+                return true
+            }
+            if admitted { watch = added } else { inotify.removeWatch(added) }
+        } catch {
+            // ENOSPC: the kernel's limit came first (other programs hold watches too). ENOENT,
+            // ENOTDIR: gone already; the parent's next listing settles it. Either way: unwatched.
+        }
+        registrations.withLock { $0.append((path, watch)) }
+    }
+
+    /// What was registered since the last call.
+    func drain() -> [(path: String, watch: Int32?)] {
+        registrations.withLock { registrations in
+            defer { registrations.removeAll() }
+            return registrations
+        }
+    }
+
+    /// Removes watches whose directories left the tree (moved out), making room for others.
+    func remove(_ watches: [Int32]) {
+        for watch in watches { inotify.removeWatch(watch) }
+        forget(watches)
+    }
+
+    /// Watches the kernel dropped by itself (IN_IGNORED): their directories are gone.
+    func forget(_ watches: [Int32]) {
+        guard !watches.isEmpty else { return }
+        live.withLock { live in for watch in watches { live.remove(watch) } }
+    }
+
+    var count: Int { live.withLock { $0.count } }
+
+    var hook: @Sendable (String, Descriptor?) -> Void { { [self] path, descriptor in watch(path, descriptor: descriptor) } }
+}

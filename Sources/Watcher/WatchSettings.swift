@@ -1,0 +1,42 @@
+import SystemCalls
+
+/// How the watcher paces itself. The defaults suit a desktop or a server; tests and benchmarks
+/// shorten them through the environment (BUNDLEFS_SETTLE_MS, BUNDLEFS_RESCAN_INTERVAL,
+/// BUNDLEFS_WATCH_LIMIT).
+public struct WatchSettings: Sendable {
+    /// Quiet time after the last event before a batch is processed: editors write a file in several
+    /// steps, and one batch should see them all.
+    public var settleSeconds = 0.02
+    /// A busy tree is still processed at least this often.
+    public var maximumBatchDelay = 0.25
+    /// How many inotify watches to use at most; nil means the kernel's limit less some headroom,
+    /// so other programs of the same user keep watches too.
+    public var watchLimit: Int?
+    /// How often directories that could not be watched are checked.
+    public var rescanInterval = 30.0
+    /// How often the status row is rewritten.
+    public var statusInterval = 2.0
+    /// After a queue overflow, the first rescan waits this long; repeated overflows double it.
+    public var overflowBackoff = 0.5
+    public var maximumOverflowBackoff = 60.0
+    /// Events kept in memory while a batch or rescan runs; beyond this they are dropped and
+    /// treated as an overflow.
+    public var maximumQueuedEvents = 2_000_000
+
+    public init() {}
+
+    public static func fromEnvironment(_ environment: [String: String]) -> WatchSettings {
+        var settings = WatchSettings()
+        if let value = environment["BUNDLEFS_SETTLE_MS"].flatMap(Double.init) { settings.settleSeconds = value / 1000 }
+        if let value = environment["BUNDLEFS_RESCAN_INTERVAL"].flatMap(Double.init) { settings.rescanInterval = value }
+        if let value = environment["BUNDLEFS_WATCH_LIMIT"].flatMap(Int.init) { settings.watchLimit = max(0, value) }
+        return settings
+    }
+
+    /// The number of watches the watcher allows itself.
+    var effectiveWatchLimit: Int {
+        if let watchLimit { return watchLimit }
+        let kernel = Inotify.maximumWatches
+        return max(0, kernel - max(512, kernel / 50))
+    }
+}

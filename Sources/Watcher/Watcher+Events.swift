@@ -1,0 +1,198 @@
+import BundleModel
+import Catalogue
+import Indexer
+import Scanner
+import SystemCalls
+
+/// Everything one batch changes, written in one transaction: subtree renames first (one UPDATE per
+/// table each), then removals, then the scans' events.
+struct BatchChanges {
+    var renames: [(from: String, to: String)] = []
+    var removals: [String] = []
+    var events: [ScanEvent] = []
+    /// An application appeared, changed or went: claims must be recomputed.
+    var applicationsTouched = false
+}
+
+extension Watcher {
+    /// Turns a batch of events into the directories to re-read, re-reads them, writes the result.
+    func process(_ events: [InotifyEvent]) throws {
+        var marked: [DirectoryTree.Node] = []
+        var markedIDs = Set<ObjectIdentifier>()
+        func mark(_ node: DirectoryTree.Node) {
+            if markedIDs.insert(ObjectIdentifier(node)).inserted { marked.append(node) }
+        }
+        var changes = BatchChanges()
+        var moves: [UInt32: (parent: DirectoryTree.Node, name: String)] = [:]
+        var forgotten: [Int32] = []
+        for event in events {
+            if event.mask.contains(.queueOverflow) {
+                // Events were lost: a rescan will read the truth; what is queued until then is moot.
+                overflowed()
+                return
+            }
+            if event.mask.contains(.ignored) {
+                tree.forgetWatch(event.watch)
+                forgotten.append(event.watch)
+                continue
+            }
+            guard let node = tree.node(forWatch: event.watch), tree.isAttached(node) else { continue }
+            guard let name = event.name else {
+                // About the directory itself: only its attributes (Finder info) matter here; its
+                // deletion or move is reported to its parent too.
+                if event.mask.contains(.attrib) { mark(node) }
+                continue
+            }
+            mark(node)
+            if name.hasPrefix("._"), let sibling = node.children[String(name.dropFirst(2))] { mark(sibling) }
+            if event.mask.contains([.attrib, .isDirectory]), let child = node.children[name] { mark(child) }
+            if event.mask.contains([.movedFrom, .isDirectory]) {
+                moves[event.cookie] = (node, name)
+            } else if event.mask.contains([.movedTo, .isDirectory]),
+                      let from = moves.removeValue(forKey: event.cookie), let moved = from.parent.children[from.name] {
+                // A rename within the tree: re-link the subtree and move its rows, instead of
+                // forgetting and rescanning it. Its own name may change what it is: re-read it.
+                let fromPath = moved.path
+                installer.remove(tree.move(moved, to: node, name: name))
+                changes.renames.append((fromPath, moved.path))
+                mark(from.parent)
+                mark(moved)
+            }
+        }
+        // An unpaired IN_MOVED_FROM moved a directory out of the tree: its parent, marked above,
+        // no longer lists it. An unpaired IN_MOVED_TO moved one in: its new parent lists it.
+        installer.forget(forgotten)
+        for root in roots {
+            let nodes = marked.filter { tree.isAttached($0) && Paths.isWithin($0.path, root) }
+            if !nodes.isEmpty { try reconcile(nodes, root: root, known: KnownTree(), into: &changes) }
+        }
+        try write(changes)
+        status.batches += 1
+        status.lastBatchAt = Self.now()
+        reportUnwatched()
+    }
+
+    /// Re-lists directories and makes the catalogue and the tree agree with them: their own rows
+    /// and bundle records, subdirectories that appeared (scanned whole, watched first) or went
+    /// (removed whole), and the bundles around them, whose records may depend on what changed.
+    func reconcile(_ nodes: [DirectoryTree.Node], root: String, known: KnownTree, into changes: inout BatchChanges) throws {
+        let nodes = nodes.sorted { DirectoryTree.depth($0) < DirectoryTree.depth($1) }
+        let (events, result) = scan(nodes.map(start(for:)), root: root, shallow: true, known: known)
+        absorbRegistrations()
+        changes.events += events
+        var rows: [String: DirectoryRow] = [:]
+        var records: [String: BundleRecord] = [:]
+        for event in events {
+            switch event {
+            case let .directory(row): rows[row.path] = row
+            case let .bundle(record): records[record.path] = record
+            case .bundleRemoved: break
+            }
+        }
+        let childStarts = Dictionary(grouping: result.childStarts) { Paths.parent($0.path) }
+        var newStarts: [ScanStart] = []
+        var enclosing: [DirectoryTree.Node] = []
+        for node in nodes where tree.isAttached(node) {
+            let path = node.path
+            if let row = rows[path] {
+                if node.inode != 0 && row.inode != node.inode && node.parent != nil {
+                    // Replaced by another directory of the same name: forget the old one whole.
+                    let start = start(for: node)
+                    removeSubtree(node, into: &changes)
+                    newStarts.append(start)
+                    continue
+                }
+                node.inode = row.inode
+                // A directory whose catalogued bundle no longer reads as one (it still exists).
+                if node.bundle != nil && records[path] == nil && !start(for: node).isStructural {
+                    changes.events.append(.bundleRemoved(path: path))
+                    changes.applicationsTouched = changes.applicationsTouched || node.isApplication
+                }
+            }
+            guard rows[path] != nil || known.directories[path] != nil else { continue } // gone: its parent settles it
+            let onDisk = Dictionary((childStarts[path] ?? []).map { (Paths.lastComponent($0.path), $0) }, uniquingKeysWith: { $1 })
+            for (name, child) in node.children {
+                if let start = onDisk[name] {
+                    if start.inode != 0 && child.inode != 0 && start.inode != child.inode {
+                        removeSubtree(child, into: &changes)
+                        newStarts.append(start)
+                    }
+                } else {
+                    removeSubtree(child, into: &changes)
+                }
+            }
+            for (name, start) in onDisk where node.children[name] == nil && !newStarts.contains(where: { $0.path == start.path }) {
+                newStarts.append(start)
+            }
+            if let around = tree.enclosingBundle(of: node, includingItself: false)?.node { enclosing.append(around) }
+        }
+        if !newStarts.isEmpty {
+            // New subtrees: whatever was catalogued there is replaced by what a scan finds.
+            changes.removals += newStarts.map(\.path)
+            let (events, _) = scan(newStarts, root: root, shallow: false)
+            absorbRegistrations()
+            changes.events += events
+        }
+        // The bundles around the changed directories: their records may depend on what changed
+        // (an InfoPlist.strings edited, an lproj added). Re-read those not re-read already.
+        let reread = Set(changes.events.compactMap { if case let .bundle(record) = $0 { record.path } else { nil } })
+        var seen = Set<ObjectIdentifier>()
+        let around = enclosing.filter { tree.isAttached($0) && !reread.contains($0.path) && seen.insert(ObjectIdentifier($0)).inserted }
+        if !around.isEmpty {
+            let (events, _) = scan(around.map(start(for:)), root: root, shallow: true)
+            absorbRegistrations()
+            changes.events += events.filter { if case .directory = $0 { false } else { true } }
+            let found = Set(events.compactMap { if case let .bundle(record) = $0 { record.path } else { nil } })
+            for node in around where !found.contains(node.path) && (try? FileStatus.of(node.path)) != nil {
+                changes.events.append(.bundleRemoved(path: node.path))
+                changes.applicationsTouched = changes.applicationsTouched || node.isApplication
+            }
+        }
+    }
+
+    func removeSubtree(_ node: DirectoryTree.Node, into changes: inout BatchChanges) {
+        changes.removals.append(node.path)
+        if tree.nodes(under: node).contains(where: \.isApplication) { changes.applicationsTouched = true }
+        installer.remove(tree.remove(node))
+    }
+
+    /// Writes a batch in one transaction, keeps the tree's bundle marks in step, and recomputes
+    /// claims when an application changed.
+    func write(_ changes: BatchChanges) throws {
+        guard !changes.renames.isEmpty || !changes.removals.isEmpty || !changes.events.isEmpty else { return }
+        try catalogue.transaction(scannedAt: Self.now()) { writer in
+            for rename in changes.renames { try writer.renameSubtree(from: rename.from, to: rename.to) }
+            for path in changes.removals { try writer.removeSubtree(path) }
+            for event in changes.events { try writer.apply(event) }
+        }
+        var applicationsTouched = changes.applicationsTouched
+        absorb(changes.events, applicationsTouched: &applicationsTouched)
+        if applicationsTouched, let root = roots.first, let scanRoot = scanRoots[root] {
+            let reconciliation = try Indexer(catalogue: catalogue, options: scanOptions)
+                .reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot)
+            claimed = reconciliation.claimed
+            var ignored = false
+            absorb(reconciliation.changes, applicationsTouched: &ignored)
+        }
+    }
+
+    /// Marks in the tree what written events say about bundles and directories.
+    func absorb(_ events: [ScanEvent], applicationsTouched: inout Bool) {
+        for event in events {
+            switch event {
+            case let .bundle(record):
+                guard let node = tree.node(at: record.path) else { continue }
+                if record.isApplication || node.isApplication { applicationsTouched = true }
+                node.bundle = BundleStructure(record: record)
+                node.isApplication = record.isApplication
+            case let .bundleRemoved(path):
+                guard let node = tree.node(at: path) else { continue }
+                if node.isApplication { applicationsTouched = true }
+                node.bundle = nil
+                node.isApplication = false
+            case let .directory(row):
+                tree.node(at: row.path)?.inode = row.inode
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import BundleModel
+import Catalogue
+import Foundation
+import Indexer
+import Scanner
+import SystemCalls
+
+/// Collects a scan's events in memory, to be written with the rest of a batch.
+final class CollectingSink: ScanSink, @unchecked Sendable {
+    var events: [ScanEvent] = []
+    func receive(_ events: [ScanEvent]) { self.events += events }
+}
+
+extension Watcher {
+    var scanOptions: ScanOptions {
+        var options = options
+        options.settings.claimedExtensions = claimed
+        options.watchDirectory = installer.hook
+        return options
+    }
+
+    /// Indexes every root incrementally with watches added before each listing, then rebuilds the
+    /// tree from the catalogue and checks every bundle's files once more (a file edited between
+    /// its check and the watch on its directory would otherwise go unseen).
+    func rescanAll(reason: String?) throws {
+        let started = Self.now()
+        status.state = reason == nil ? "starting" : "rescanning"
+        try writeStatus()
+        for root in roots {
+            _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root)
+            try rebuildTree(root: root)
+            try verifyBundles(root: root)
+        }
+        claimed = try catalogue.claimedExtensions()
+        lastRescanFinishedAt = Self.now()
+        if reason != nil {
+            status.rescans += 1
+            status.state = "watching"
+            logger.warning("rescanned in \(String(format: "%.2f", lastRescanFinishedAt - started)) s")
+            reportUnwatched()
+        }
+        nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
+        try writeStatus()
+    }
+
+    /// Makes the tree for a root match the catalogue: its directories, their inodes, which are
+    /// bundles, and the watches registered during the last scan (or held from before). Watches on
+    /// directories no longer in the tree (moved out while events were lost) are removed.
+    func rebuildTree(root: String) throws {
+        let known = try catalogue.knownTree(under: root)
+        let registered = Dictionary(installer.drain().map { ($0.path, $0.watch) }, uniquingKeysWith: { $1 })
+        var previousWatches: [String: Int32] = [:]
+        var dropped: [Int32] = []
+        if let old = tree.roots[root] {
+            for node in tree.nodes(under: old) {
+                if let watch = node.watch { previousWatches[node.path] = watch }
+            }
+            dropped = tree.remove(old)
+        }
+        tree.addRoot(root)
+        var kept = Set<Int32>()
+        for path in known.directories.keys.sorted() {
+            guard let node = tree.node(at: path, create: true) else { continue }
+            node.inode = known.directories[path]?.inode ?? 0
+            if let watch = (registered[path] ?? nil) ?? previousWatches[path] {
+                tree.setWatch(watch, for: node)
+                kept.insert(watch)
+            }
+        }
+        for (path, _) in known.bundles { tree.node(at: path)?.bundle = known.structures[path] ?? BundleStructure(patterns: []) }
+        installer.remove(dropped.filter { !kept.contains($0) })
+    }
+
+    /// Re-reads, with a shallow scan that checks their stamps, every catalogued bundle under a root.
+    func verifyBundles(root: String) throws {
+        guard let rootNode = tree.roots[root] else { return }
+        let bundles = tree.nodes(under: rootNode).filter { $0.bundle != nil }
+        guard !bundles.isEmpty, let scanRoot = scanRoots[root] else { return }
+        var options = scanOptions
+        options.shallow = true
+        options.watchDirectory = nil
+        let scanner = TreeScanner(root: scanRoot, known: try catalogue.knownTree(under: root), options: options)
+        let sink = CollectingSink()
+        _ = scanner.scan(from: bundles.map(start(for:)), into: sink)
+        try write(BatchChanges(events: sink.events))
+    }
+
+    /// Where a scan of this directory starts: the bundle around it, whether it is part of that
+    /// bundle's structure, whether an AppleDouble file sits beside it.
+    func start(for node: DirectoryTree.Node) -> ScanStart {
+        let path = node.path
+        var start = ScanStart(path: path, inode: node.inode)
+        if let parent = node.parent {
+            start.hasSidecar = (try? FileStatus.of(Paths.join(parent.path, "._" + node.name))) != nil
+        }
+        if let (bundle, relative) = tree.enclosingBundle(of: node, includingItself: false), let structure = bundle.bundle {
+            start.enclosingBundle = bundle.path
+            var current = structure
+            var structural = false
+            for component in relative {
+                (structural, current) = current.descending(into: component)
+            }
+            start.isStructural = structural
+            start.structure = current
+        }
+        return start
+    }
+
+    /// Scans directories (deep, or only themselves) with watches, into a batch.
+    func scan(_ starts: [ScanStart], root: String, shallow: Bool, known: KnownTree = KnownTree()) -> (events: [ScanEvent], result: ScanResult) {
+        guard let scanRoot = scanRoots[root], !starts.isEmpty else { return ([], ScanResult()) }
+        var options = scanOptions
+        options.shallow = shallow
+        if shallow || starts.count == 1 { options.threads = min(options.threads, max(1, starts.count)) }
+        let sink = CollectingSink()
+        let result = TreeScanner(root: scanRoot, known: known, options: options).scan(from: starts, into: sink)
+        return (sink.events, result)
+    }
+
+    /// Gives the tree the watches a scan registered, creating nodes for new directories.
+    func absorbRegistrations() {
+        for (path, watch) in installer.drain() {
+            guard let node = tree.node(at: path, create: true) else { continue }
+            if let watch { tree.setWatch(watch, for: node) }
+        }
+    }
+
+    /// The directories that could not be watched (and the bundles around them, whose files are
+    /// checked through their stamps) are scanned shallowly against the catalogue: unchanged ones
+    /// cost a stat, changed ones are reconciled like a directory an event named.
+    func rescanUnwatched() throws {
+        for root in roots {
+            guard let rootNode = tree.roots[root] else { continue }
+            var nodes: [DirectoryTree.Node] = []
+            var seen = Set<ObjectIdentifier>()
+            for node in tree.nodes(under: rootNode) where node.watch == nil {
+                for candidate in [node, tree.enclosingBundle(of: node, includingItself: false)?.node].compactMap({ $0 })
+                where seen.insert(ObjectIdentifier(candidate)).inserted {
+                    nodes.append(candidate)
+                }
+            }
+            guard !nodes.isEmpty else { continue }
+            let known = try catalogue.knownTree(under: root)
+            var changes = BatchChanges()
+            try reconcile(nodes, root: root, known: known, into: &changes)
+            try write(changes)
+        }
+        reportUnwatched()
+    }
+}

@@ -1,0 +1,187 @@
+public import Catalogue
+import Foundation
+public import Logging
+public import Scanner
+import BundleModel
+import Indexer
+import Synchronization
+import SystemCalls
+
+public enum WatchError: Error, CustomStringConvertible {
+    case alreadyWatched(catalogue: String)
+
+    public var description: String {
+        switch self {
+        case let .alreadyWatched(path): "another bundlefs watcher is already keeping \(path) current"
+        }
+    }
+}
+
+/// Keeps the catalogue equal to the trees under its roots: indexes them (incrementally, with
+/// inotify watches added before each directory is listed), then turns events into re-readings of
+/// the directories they name. Events are hints; each batch re-lists the directories involved and
+/// reconciles them with what is catalogued, so lost or reordered events cannot leave the catalogue
+/// wrong for long: a queue overflow or the watch limit falls back to rescans.
+///
+/// Runs on the thread that calls `run()`; `stop()` and `requestRescan()` may be called from any
+/// thread (the signal thread, say).
+public final class Watcher: @unchecked Sendable {
+    let catalogue: Catalogue
+    let roots: [String]
+    let settings: WatchSettings
+    let options: ScanOptions
+    let logger: Logger
+    let inotify: Inotify
+    let installer: WatchInstaller
+    let reader: EventReader
+    let tree = DirectoryTree()
+    let lock: FileLock
+    var scanRoots: [String: ScanRoot] = [:]
+    var claimed: Set<String> = []
+    var status: WatchStatus
+
+    private let stopRequested = Atomic<Bool>(false)
+    private let rescanRequested = Atomic<Bool>(false)
+    var overflowBackoff: Double
+    var rescanDueAt: Double?
+    var lastRescanFinishedAt = 0.0
+    var nextUnwatchedRescanAt = 0.0
+    var nextStatusAt = 0.0
+    var reportedUnwatched = 0
+
+    /// - Parameters:
+    ///   - roots: canonical absolute paths (see `Indexer.canonicalRoot`).
+    public init(catalogue: Catalogue, roots: [String], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
+        guard let lock = try FileLock(path: catalogue.path + ".lock") else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
+        self.lock = lock
+        self.catalogue = catalogue
+        self.roots = roots
+        self.settings = settings
+        self.logger = logger
+        inotify = try Inotify()
+        installer = WatchInstaller(inotify: inotify, limit: settings.effectiveWatchLimit)
+        reader = EventReader(inotify: inotify, limit: settings.maximumQueuedEvents)
+        var options = options
+        // The catalogue's own directory changes with every write: never walk or watch it.
+        options.excluded.insert(Paths.parent(catalogue.path))
+        self.options = options
+        overflowBackoff = settings.overflowBackoff
+        status = WatchStatus(pid: getpid(), state: "starting", roots: roots, startedAt: Self.now())
+    }
+
+    public func stop() { stopRequested.store(true, ordering: .relaxed); reader.wakeConsumer() }
+
+    /// Rescan every root soon (SIGHUP).
+    public func requestRescan() { rescanRequested.store(true, ordering: .relaxed); reader.wakeConsumer() }
+
+    var isStopping: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// Indexes the roots, then processes events until `stop()`; `ready` is called once the
+    /// catalogue is current and every directory is watched (or counted as unwatched).
+    public func run(ready: () -> Void = {}) throws {
+        try writeStatus()
+        for root in roots {
+            tree.addRoot(root)
+            scanRoots[root] = try ScanRoot(path: root)
+        }
+        claimed = try catalogue.claimedExtensions()
+        reader.start()
+        defer { reader.stop() }
+        let started = Self.now()
+        try rescanAll(reason: nil)
+        logger.info("watching \(tree.watchedCount) directories under \(roots.joined(separator: ", ")) after \(String(format: "%.2f", Self.now() - started)) s")
+        reportUnwatched()
+        status.state = "watching"
+        try writeStatus()
+        ready()
+        while !isStopping {
+            try runOnce()
+        }
+        status.state = "stopped"
+        status.pending = reader.pending
+        try writeStatus()
+        logger.info("stopped")
+    }
+
+    /// One turn of the loop: wait for events (or a timer), then act on them.
+    func runOnce() throws {
+        let now = Self.now()
+        var wait = max(0.01, nextStatusAt - now)
+        if tree.unwatchedCount > 0 { wait = min(wait, max(0.01, nextUnwatchedRescanAt - now)) }
+        if let due = rescanDueAt { wait = min(wait, max(0.001, due - now)) }
+        var events = reader.take(waitingUpTo: wait)
+        if !events.isEmpty {
+            // Let a burst settle, so an editor's several steps are one batch.
+            let first = Self.now()
+            while Self.now() - first < settings.maximumBatchDelay && !isStopping {
+                let more = reader.take(waitingUpTo: settings.settleSeconds)
+                if more.isEmpty && !Self.endsWithUnpairedMove(events) { break }
+                events += more
+                if more.isEmpty { break }
+            }
+            status.lastEventAt = Self.now()
+        }
+        if rescanRequested.exchange(false, ordering: .relaxed) { scheduleRescan(reason: "a rescan was requested", backoff: 0) }
+        if let due = rescanDueAt {
+            if Self.now() >= due {
+                // Everything read before the rescan is covered by it.
+                rescanDueAt = nil
+                try rescanAll(reason: "overflow")
+            }
+        } else if !events.isEmpty {
+            try process(events)
+        }
+        if tree.unwatchedCount > 0 && Self.now() >= nextUnwatchedRescanAt {
+            try rescanUnwatched()
+            nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
+        }
+        if Self.now() >= nextStatusAt { try writeStatus() }
+    }
+
+    func scheduleRescan(reason: String, backoff: Double) {
+        guard rescanDueAt == nil else { return }
+        rescanDueAt = Self.now() + backoff
+        logger.warning("\(reason); rescanning \(backoff > 0 ? String(format: "in %.1f s", backoff) : "now")")
+    }
+
+    /// A queue overflow: events were lost, so what they would have said is read from the tree. A
+    /// rescan lists only directories whose ctime changed, and repeated overflows back off, doubling
+    /// the wait, instead of rescanning in a loop.
+    func overflowed() {
+        status.overflows += 1
+        let sinceLast = Self.now() - lastRescanFinishedAt
+        if sinceLast < max(10, overflowBackoff * 4) {
+            overflowBackoff = min(settings.maximumOverflowBackoff, overflowBackoff * 2)
+        } else {
+            overflowBackoff = settings.overflowBackoff
+        }
+        scheduleRescan(reason: "the inotify queue overflowed (overflow \(status.overflows))", backoff: overflowBackoff)
+    }
+
+    func reportUnwatched() {
+        let unwatched = tree.unwatchedCount
+        if unwatched > 0 && unwatched != reportedUnwatched {
+            logger.warning("the watch limit (\(installer.limit) watches) is reached: \(unwatched) directories are unwatched and are rescanned every \(Int(settings.rescanInterval)) s")
+        } else if unwatched == 0 && reportedUnwatched > 0 {
+            logger.info("every directory is watched again")
+        }
+        reportedUnwatched = unwatched
+    }
+
+    func writeStatus() throws {
+        status.updatedAt = Self.now()
+        status.watchedDirectories = tree.watchedCount
+        status.unwatchedDirectories = tree.unwatchedCount
+        status.events = reader.total
+        status.pending = reader.pending
+        try catalogue.writeWatchStatus(status)
+        nextStatusAt = Self.now() + settings.statusInterval
+    }
+
+    static func now() -> Double { Double(wallClock()) / 1e9 }
+
+    static func endsWithUnpairedMove(_ events: [InotifyEvent]) -> Bool {
+        guard let last = events.last(where: { $0.mask.contains(.movedFrom) || $0.mask.contains(.movedTo) }) else { return false }
+        return last.mask.contains(.movedFrom)
+    }
+}

@@ -1,0 +1,93 @@
+public import Catalogue
+public import Foundation
+import SystemCalls
+
+/// A `bundlefs watch` running as a subprocess, its stderr kept in a file for the test to read.
+public final class WatcherProcess: @unchecked Sendable {
+    public let process = Process()
+    public let catalogue: String
+    let logFile: String
+
+    public init(roots: [String], catalogue: String, logFile: String, environment: [String: String] = [:]) throws {
+        self.catalogue = catalogue
+        self.logFile = logFile
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Subprocess.bundlefs)
+        process.arguments = ["watch"] + roots
+        var merged = ProcessInfo.processInfo.environment
+        merged["BUNDLEFS_CATALOGUE"] = catalogue
+        merged["BUNDLEFS_SETTLE_MS"] = "10"
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+
+    /// The watcher's status row, when it has written one.
+    public func status() -> WatchStatus? {
+        guard let catalogue = try? Catalogue(path: catalogue, mode: .readOnly) else { return nil }
+        return try? catalogue.watchStatus()
+    }
+
+    /// Polls until the watcher says it is watching (its initial index done), or fails.
+    public func waitUntilWatching(timeout: Double = 60) throws {
+        try poll(timeout: timeout, "the watcher to start") {
+            if !process.isRunning { throw WatcherFailure("the watcher exited with \(process.terminationStatus):\n\(log)") }
+            guard let status = status() else { return false }
+            return status.pid == pid && status.state == "watching"
+        }
+    }
+
+    public func signal(_ signal: Int32) { kill(pid, signal) }
+
+    /// SIGTERM (or another signal), then the exit status.
+    @discardableResult
+    public func stop(_ signal: Int32 = SIGTERM, timeout: Double = 30) throws -> Int32 {
+        if process.isRunning { kill(pid, signal) }
+        try poll(timeout: timeout, "the watcher to exit") { !process.isRunning }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(pid, SIGCONT)
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+public struct WatcherFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` seconds pass (then throws).
+public func poll(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if try condition() { return }
+        if Date() > deadline { throw WatcherFailure("timed out after \(timeout) s waiting for \(what)") }
+        usleep(20_000)
+    }
+}
+
+/// Polls until the catalogue equals a fresh index of `root`; throws with the first difference.
+public func waitForConvergence(catalogue path: String, root: String, timeout: Double = 30, _ context: String = "") throws {
+    var lastDifference = ""
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        let fresh = try CatalogueDump.ofFreshIndex(root)
+        if let catalogue = try? Catalogue(path: path, mode: .readOnly), let current = try? CatalogueDump(catalogue) {
+            if current == fresh { return }
+            lastDifference = current.difference(from: fresh)
+        }
+        if Date() > deadline { throw WatcherFailure("\(context): the catalogue did not converge in \(timeout) s: \(lastDifference)") }
+        usleep(50_000)
+    }
+}
