@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(name: "bundlefs", dependencies: ["BundleFSCommands"], swiftSettings: strict),
         .executableTarget(
             name: "bundlefs-bench",
-            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures"],
+            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport"],
             swiftSettings: strict),
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),

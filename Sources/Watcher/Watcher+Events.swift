@@ -70,6 +70,9 @@ extension Watcher {
         status.batches += 1
         status.lastBatchAt = Self.now()
         reportUnwatched()
+        // Caught up: say so now rather than at the next periodic write, so whoever waits on the
+        // status row (a script, a test) sees it promptly.
+        if reader.pending == 0 && Self.now() - status.updatedAt > 0.1 { try writeStatus() }
     }
 
     /// Re-lists directories and makes the catalogue and the tree agree with them: their own rows

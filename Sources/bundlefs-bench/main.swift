@@ -12,11 +12,16 @@ struct NullSink: ScanSink {
     func receive(_ events: [ScanEvent]) {}
 }
 
+/// A progress line, on stderr so it shows at once.
+func progress(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+
 struct Settings {
     var bundles = 20_000
     var runs = 3
     var lookups = 20_000
     var output = "bench-out"
+    var watch = true
+    var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
     init(_ arguments: [String]) {
@@ -28,7 +33,9 @@ struct Settings {
             case "--lookups": lookups = Int(iterator.next() ?? "") ?? lookups
             case "--output": output = iterator.next() ?? output
             case "--binary": binary = iterator.next() ?? binary
-            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --output DIR --binary PATH")
+            case "--skip-watch": watch = false
+            case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
+            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-watch")
             }
         }
         output = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
@@ -73,9 +80,9 @@ let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")
 let tree = BenchmarkTree(root: treeRoot, bundles: settings.bundles)
 if !tree.isComplete {
-    print("generating \(settings.bundles) bundles in \(treeRoot) ...")
+    progress("generating \(settings.bundles) bundles in \(treeRoot) ...")
     let seconds = Timing.seconds { tree.generate() }
-    print(String(format: "generated in %.1f s", seconds))
+    progress(String(format: "generated in %.1f s", seconds))
 }
 
 let (directoryCount, entryCount) = BareWalk.walk(treeRoot) // also warms the cache
@@ -96,6 +103,9 @@ func removeCatalogue() {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
 }
 let environment = ["BUNDLEFS_CATALOGUE": cataloguePath]
+// One untimed run first: `find` warms directories, not the files an index reads.
+removeCatalogue()
+_ = Timing.run(settings.binary, ["index", treeRoot], environment: environment)
 let initial = Timing.median(settings.runs) {
     removeCatalogue()
     return Timing.run(settings.binary, ["index", treeRoot], environment: environment)
@@ -128,6 +138,17 @@ let lookupSeconds = Timing.seconds {
 }
 precondition(found == settings.lookups, "every looked-up identifier exists once; found \(found)")
 report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
+
+if settings.watch {
+    progress("watcher figures: a fresh tree of \(settings.bundles) bundles, \(settings.latencyChanges) single changes, then a storm ...")
+    let figures = try WatchBench.run(binary: settings.binary, output: settings.output, bundles: settings.bundles, changes: settings.latencyChanges)
+    let p50 = WatchBench.percentile(figures.latencies, 0.5) * 1000, p99 = WatchBench.percentile(figures.latencies, 0.99) * 1000
+    report.add("change to catalogue, p50", value: String(format: "%.1f ms (%d changes)", p50, figures.latencies.count), goal: "< 50 ms")
+    report.add("change to catalogue, p99", value: String(format: "%.1f ms", p99), goal: "< 500 ms")
+    report.add("storm of \(figures.stormChanges) changes", value: String(format: "converged %.2f s after the last (%@, %d overflows)",
+               figures.convergeSeconds, figures.converged ? "equal to a fresh index" : "NOT equal to a fresh index", figures.overflows),
+               goal: "converges, nothing lost")
+}
 
 let text = report.rendered
 print(text)
