@@ -26,6 +26,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "CSystemShims"),
+        // libfuse 3's low-level API, from Debian's libfuse3-dev through pkg-config.
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .target(name: "CFuseShims", dependencies: ["CFuse"]),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
         .target(name: "BundleModel", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
@@ -41,6 +44,13 @@ let package = Package(
             name: "Watcher",
             dependencies: [
                 "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "View",
+            dependencies: [
+                "CFuse", "CFuseShims", "Watcher", "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -78,6 +88,13 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["SystemCalls", "Fixtures", "Catalogue", "Indexer", "Scanner", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "ViewTests",
+            dependencies: [
+                "View", "TestSupport", "Fixtures", "Catalogue", "BundleModel", "SystemCalls", "bundlefs",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
             dependencies: [
