@@ -7,6 +7,8 @@ import PackageDescription
 //   Scanner       the parallel walk that turns a tree into model records
 //   Catalogue     the SQLite store (GRDB): schema, migrations, writes, queries
 //   Indexer       scanner → catalogue: initial and incremental index runs
+//   Watcher       inotify → catalogue: keeps it current
+//   View          the FUSE view (libfuse 3 low-level API), fed by the watcher
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
+                "View", "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

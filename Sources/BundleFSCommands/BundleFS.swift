@@ -12,7 +12,7 @@ struct BundleFS: ParsableCommand {
             the way the Finder and CFBundle do.
             """,
         version: BundleFSVersion.string,
-        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, WatchCommand.self, StatusCommand.self])
+        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self])
 }
 
 enum BundleFSVersion {

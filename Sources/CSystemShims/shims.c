@@ -2,6 +2,8 @@
 #include "CSystemShims.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include <linux/openat2.h>
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -38,3 +40,13 @@ uint64_t bfs_dirent_ino(const void *record) { return ((const struct bfs_dirent64
 const char *bfs_dirent_name(const void *record) { return ((const struct bfs_dirent64 *)record)->d_name; }
 
 int bfs_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
+static void bfs_do_nothing(int signal) { (void)signal; }
+
+int bfs_install_interrupting_handler(int signal) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = bfs_do_nothing;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal, &action, NULL);
+}

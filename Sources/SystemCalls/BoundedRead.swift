@@ -31,3 +31,16 @@ extension Descriptor {
         return bytes
     }
 }
+
+extension Descriptor {
+    /// Reads until end of file, for files whose size stat does not tell (/proc), at most `limit` bytes.
+    public func readToEnd(limit: Int) throws -> [UInt8] {
+        var result: [UInt8] = []
+        while result.count < limit {
+            let chunk = try read(at: Int64(result.count), count: min(64 << 10, limit - result.count))
+            if chunk.isEmpty { break }
+            result += chunk
+        }
+        return result
+    }
+}

@@ -32,6 +32,20 @@ public enum FileType: UInt8, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The S_IFMT bits of this type (0 for unknown).
+    public var modeBits: UInt32 {
+        switch self {
+        case .unknown: 0
+        case .regular: S_IFREG
+        case .directory: S_IFDIR
+        case .symlink: S_IFLNK
+        case .fifo: S_IFIFO
+        case .socket: S_IFSOCK
+        case .characterDevice: S_IFCHR
+        case .blockDevice: S_IFBLK
+        }
+    }
+
     public var description: String {
         switch self {
         case .unknown: "unknown"
@@ -60,6 +74,8 @@ public struct FileStatus: Sendable, Equatable, Hashable {
     public var modificationTime: Int64
     public var changeTime: Int64
     public var blocks: Int64
+    /// The device a character or block special file stands for.
+    public var specialDevice: UInt64
 
     init(_ raw: stat) {
         type = FileType(mode: raw.st_mode)
@@ -74,6 +90,7 @@ public struct FileStatus: Sendable, Equatable, Hashable {
         modificationTime = Self.nanoseconds(raw.st_mtim)
         changeTime = Self.nanoseconds(raw.st_ctim)
         blocks = Int64(raw.st_blocks)
+        specialDevice = UInt64(raw.st_rdev)
     }
 
     static func nanoseconds(_ time: timespec) -> Int64 {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystemShims
 
 /// Delivers SIGINT, SIGTERM and SIGHUP to a handler on a thread of its own (via sigwait), so the
 /// rest of the program can stop cleanly instead of being interrupted anywhere. Call `block()`
@@ -26,5 +27,16 @@ public enum Signals {
                 if sigwait(&set, &received) == 0 { handler(received) }
             }
         }
+    }
+
+    /// Makes `signal` a wake-up call for the calling thread: a handler that does nothing (and no
+    /// SA_RESTART), unblocked here only, so that pthread_kill interrupts this thread's blocking
+    /// call with EINTR.
+    public static func acceptInterruptions(by signal: Int32) {
+        _ = bfs_install_interrupting_handler(signal)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

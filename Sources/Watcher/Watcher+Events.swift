@@ -40,10 +40,14 @@ extension Watcher {
             guard let name = event.name else {
                 // About the directory itself: only its attributes (Finder info) matter here; its
                 // deletion or move is reported to its parent too.
-                if event.mask.contains(.attrib) { mark(node) }
+                if event.mask.contains(.attrib) {
+                    mark(node)
+                    if let parent = node.parent { pendingUpdate.touch(parent.path, name: node.name) }
+                }
                 continue
             }
             mark(node)
+            pendingUpdate.touch(node.path, name: name)
             if name.hasPrefix("._"), let sibling = node.children[String(name.dropFirst(2))] { mark(sibling) }
             if event.mask.contains([.attrib, .isDirectory]), let child = node.children[name] { mark(child) }
             if event.mask.contains([.movedFrom, .isDirectory]) {
@@ -168,12 +172,16 @@ extension Watcher {
             for path in changes.removals { try writer.removeSubtree(path) }
             for event in changes.events { try writer.apply(event) }
         }
+        pendingUpdate.renames += changes.renames
+        pendingUpdate.removals += changes.removals
+        pendingUpdate.events += changes.events
         var applicationsTouched = changes.applicationsTouched
         absorb(changes.events, applicationsTouched: &applicationsTouched)
         if applicationsTouched, let root = roots.first, let scanRoot = scanRoots[root] {
             let reconciliation = try Indexer(catalogue: catalogue, options: scanOptions)
                 .reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot)
             claimed = reconciliation.claimed
+            pendingUpdate.events += reconciliation.changes
             var ignored = false
             absorb(reconciliation.changes, applicationsTouched: &ignored)
         }

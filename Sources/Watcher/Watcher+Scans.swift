@@ -32,6 +32,10 @@ extension Watcher {
             try verifyBundles(root: root)
         }
         claimed = try catalogue.claimedExtensions()
+        // The index wrote straight to the catalogue: whoever presents it reloads (the first
+        // time, it loads once the watcher is ready).
+        pendingUpdate = WatchUpdate()
+        pendingUpdate.reloaded = reason != nil
         lastRescanFinishedAt = Self.now()
         if reason != nil {
             status.rescans += 1
@@ -143,6 +147,11 @@ extension Watcher {
             let known = try catalogue.knownTree(under: root)
             var changes = BatchChanges()
             try reconcile(nodes, root: root, known: known, into: &changes)
+            // No events name what changed: every directory the rescan re-listed may have.
+            for event in changes.events {
+                if case let .directory(row) = event { pendingUpdate.touch(row.path, name: nil) }
+            }
+            for path in changes.removals { pendingUpdate.touch(Paths.parent(path), name: Paths.lastComponent(path)) }
             try write(changes)
         }
         reportUnwatched()

@@ -48,6 +48,9 @@ public final class Watcher: @unchecked Sendable {
     var nextUnwatchedRescanAt = 0.0
     var nextStatusAt = 0.0
     var reportedUnwatched = 0
+    /// Told what each turn changed, after it is written (see `WatchUpdate`); set before `run`.
+    public var observer: (@Sendable (WatchUpdate) -> Void)?
+    var pendingUpdate = WatchUpdate()
 
     /// - Parameters:
     ///   - roots: canonical absolute paths (see `Indexer.canonicalRoot`).
@@ -135,7 +138,15 @@ public final class Watcher: @unchecked Sendable {
             try rescanUnwatched()
             nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
         }
+        publishUpdate()
         if Self.now() >= nextStatusAt { try writeStatus() }
+    }
+
+    func publishUpdate() {
+        guard !pendingUpdate.isEmpty else { return }
+        let update = pendingUpdate
+        pendingUpdate = WatchUpdate()
+        observer?(update)
     }
 
     func scheduleRescan(reason: String, backoff: Double) {

@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func extractsToAnIdenticalTree() throws {
         let tree = writePackage()
-        let layout = try TarLayout(packagePath: tree.path("Chess.app"), archiveName: "Chess.app")
+        let layout = try TarLayout(packagePath: tree.path("Chess.app"))
         let files = TarFileSource()
         let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
         #expect(Int64(whole.count) == layout.size)
@@ -64,7 +64,7 @@ import TestSupport
 
     @Test func readsAtAnyOffsetMatchTheSequentialStream() throws {
         let tree = writePackage()
-        let layout = try TarLayout(packagePath: tree.path("Chess.app"), archiveName: "Chess.app")
+        let layout = try TarLayout(packagePath: tree.path("Chess.app"))
         let files = TarFileSource()
         let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
         var generator = SeededGenerator(seed: 99)

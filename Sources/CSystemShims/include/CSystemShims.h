@@ -19,6 +19,10 @@ extern const int bfs_o_path;
 /// pipe2(2), hidden from Swift without _GNU_SOURCE.
 int bfs_pipe2(int fds[2], int flags);
 
+/// Installs a handler that does nothing for `signal`, without SA_RESTART: delivering it to a
+/// thread interrupts the blocking call it is in (a FUSE session's read) with EINTR.
+int bfs_install_interrupting_handler(int signal);
+
 /// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
 uint16_t bfs_dirent_reclen(const void *record);
 uint8_t bfs_dirent_type(const void *record);

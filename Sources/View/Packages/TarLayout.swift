@@ -14,8 +14,6 @@ public struct TarLayout: Sendable {
         public enum Kind: UInt8, Sendable { case file, directory, symlink, fifo }
         /// Archive path, e.g. `Chess.app/Contents/Info.plist` (directories end in `/`).
         public var name: String
-        /// The source path the data comes from.
-        public var source: String
         public var kind: Kind
         public var mode: UInt32
         public var userID: UInt32
@@ -34,15 +32,20 @@ public struct TarLayout: Sendable {
 
     public let members: [Member]
     public let size: Int64
+    /// The directory the package is in: member names continue it to the source paths.
+    let container: String
+    /// The latest modification time of any member: the archive's own.
+    public let modificationTime: Int64
 
-    /// Walks a package directory (never following symlinks) and lays its members out. Devices and
-    /// sockets are left out; FIFOs are archived as FIFOs, never opened.
-    public init(packagePath: String, archiveName: String) throws {
+    /// Walks a package directory (never following symlinks) and lays its members out, named from
+    /// the package's real name. Devices and sockets are left out; FIFOs are archived as FIFOs,
+    /// never opened.
+    public init(packagePath: String) throws {
         var members: [Member] = []
         var offset: Int64 = 0
         func add(_ source: String, _ name: String, _ status: FileStatus, kind: Member.Kind, link: String = "") {
             var member = Member(
-                name: name, source: source, kind: kind, mode: status.permissions, userID: status.userID, groupID: status.groupID,
+                name: name, kind: kind, mode: status.permissions, userID: status.userID, groupID: status.groupID,
                 size: kind == .file ? status.size : 0, modificationTime: status.modificationTime, linkTarget: link, offset: offset,
                 headerSize: 0)
             member.headerSize = Int64(TarHeaders.headers(for: member).count)
@@ -65,9 +68,11 @@ public struct TarLayout: Sendable {
                 }
             }
         }
-        try walk(packagePath, archiveName)
+        try walk(packagePath, Paths.lastComponent(packagePath))
         self.members = members
         size = offset + 1024
+        container = Paths.parent(packagePath)
+        modificationTime = members.map(\.modificationTime).max() ?? 0
     }
 
     /// The member whose headers or data contain `offset`, by binary search.
@@ -111,7 +116,7 @@ public struct TarLayout: Sendable {
             var chunk = [UInt8]()
             if inFile < member.size {
                 let wanted = Int(min(member.size, dataEnd - member.dataOffset) - inFile)
-                chunk = files.read(member.source, at: inFile, count: wanted)
+                chunk = files.read(Paths.join(container, member.name), at: inFile, count: wanted)
                 if chunk.count < wanted { chunk += [UInt8](repeating: 0, count: wanted - chunk.count) }
             }
             let padding = Int(dataEnd - position) - chunk.count

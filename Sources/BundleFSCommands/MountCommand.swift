@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Indexer
+import Scanner
+import SystemCalls
+import View
+import Watcher
+
+struct MountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mount",
+        abstract: "Watch SOURCE and mount its Finder-like view at MOUNTPOINT.",
+        discussion: """
+            Packages are shown as single files (a tar of the package) under their display names, \
+            localized for --lang; real names still resolve. MOUNTPOINT/.bundlefs/by-id and by-path hold \
+            each bundle's effective Info.plist and resolved Resources. The view is read-only and follows \
+            changes to SOURCE. Without -f the command returns once the view is mounted and the daemon \
+            keeps running; SIGINT or SIGTERM unmounts it (or `fusermount3 -u MOUNTPOINT`).
+            """)
+
+    @Argument(help: ArgumentHelp("The directory tree to show.", valueName: "source"))
+    var source: String
+
+    @Argument(help: ArgumentHelp("Where to mount the view (an existing, empty directory).", valueName: "mountpoint"))
+    var mountPoint: String
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
+    var foreground = false
+
+    @Option(help: ArgumentHelp("Threads serving requests (default 1: on few cores one thread serves fastest).", valueName: "n"))
+    var threads = 1
+
+    @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
+    var allowOther = false
+
+    static let daemonVariable = "BUNDLEFS_DAEMONIZED"
+
+    func validate() throws {
+        if threads < 1 || threads > 64 { throw ValidationError("--threads must be between 1 and 64") }
+    }
+
+    func run() throws {
+        if !foreground { try daemonize() }
+        let daemonized = ProcessInfo.processInfo.environment[Self.daemonVariable] == "1"
+        if daemonized { _ = setsid() }
+        // Before any thread starts: only the signal thread takes SIGINT/SIGTERM/SIGHUP, and only
+        // the FUSE loop thread takes the SIGUSR1 that wakes it to stop.
+        Signals.block(Signals.stopping + [SIGUSR1])
+        let mount = try makeMount()
+        Signals.handle { signal in
+            if signal == SIGHUP { mount.requestRescan() } else { mount.stop() }
+        }
+        try mount.run {
+            if daemonized { Self.reportReadyAndDetach() }
+        }
+    }
+
+    func makeMount() throws -> ViewMount {
+        let logger = common.logger("bundlefs.mount", defaultLevel: .warning)
+        let root: String
+        do { root = try Indexer.canonicalRoot(absolutePath(source)) } catch { throw UserError("\(error)") }
+        var settings = MountSettings()
+        settings.languages = try common.languages()
+        settings.threads = threads
+        settings.allowOther = allowOther
+        settings.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
+        let catalogue = try common.openCatalogue(.readWrite)
+        do {
+            return try ViewMount(source: root, mountPoint: absolutePath(mountPoint), catalogue: catalogue, settings: settings, logger: logger)
+        } catch let error as MountError {
+            throw UserError("\(error)")
+        } catch let error as WatchError {
+            throw UserError("\(error); give the mount its own catalogue with --catalogue")
+        }
+    }
+
+    /// Starts the daemon (this command again, with -f) and waits until it says the view is
+    /// mounted; its errors reach the terminal through the inherited stderr.
+    func daemonize() throws -> Never {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw UserError("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        let arguments = (1..<Int(CommandLine.argc)).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) } + ["--foreground"]
+        let pid = try Spawn.this(arguments: arguments, environment: [Self.daemonVariable: "1"], standardOutput: fds[1])
+        close(fds[1])
+        var reply: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fds[0], &byte, 1) == 1 && byte != UInt8(ascii: "\n") { reply.append(byte) }
+        if String(decoding: reply, as: UTF8.self) == "ready" { Foundation.exit(0) }
+        Foundation.exit(Spawn.wait(pid))
+    }
+
+    static func reportReadyAndDetach() {
+        let message = Array("ready\n".utf8)
+        _ = message.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        let null = open("/dev/null", O_RDWR)
+        if null >= 0 {
+            for fd in Int32(0)...2 { dup2(null, fd) }
+            if null > 2 { close(null) }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+public import Glibc
+#endif
+
+/// Starting a copy of this program, for daemonizing without fork (forking a process that has
+/// started threads, as the Swift runtime may have, is not safe).
+public enum Spawn {
+    /// Starts /proc/self/exe with `arguments` (argv[0] excluded) and extra environment variables;
+    /// its standard output goes to `standardOutput`, the rest is inherited.
+    public static func this(arguments: [String], environment extra: [String: String], standardOutput: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        let argv = try (["bundlefs"] + arguments).map { argument in try FileNameCoding.withCString(argument) { strdup($0) } }
+        var environment: [String] = []
+        var index = 0
+        while let entry = environ[index] {
+            let text = String(cString: entry)
+            if !extra.keys.contains(where: { text.hasPrefix($0 + "=") }) { environment.append(text) }
+            index += 1
+        }
+        environment += extra.map { "\($0.key)=\($0.value)" }
+        let envp = environment.map { strdup($0) }
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = (argv + [nil]).withUnsafeBufferPointer { argvBuffer in
+            (envp + [nil]).withUnsafeBufferPointer { envpBuffer in
+                posix_spawn(&pid, "/proc/self/exe", &actions, nil,
+                            UnsafeMutablePointer(mutating: argvBuffer.baseAddress!), UnsafeMutablePointer(mutating: envpBuffer.baseAddress!))
+            }
+        }
+        if result != 0 { throw SystemError(errno: result, operation: "posix_spawn", path: "/proc/self/exe") }
+        return pid
+    }
+
+    /// Waits for a child and returns its exit status (128 + signal when killed).
+    public static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if status & 0x7f == 0 { return (status >> 8) & 0xff }
+        return 128 + (status & 0x7f)
+    }
+}

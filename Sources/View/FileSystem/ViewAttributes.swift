@@ -1,0 +1,101 @@
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `struct stat` for the kernel: real items pass through; packages, synthesized directories and
+/// files get attributes of their own.
+enum Attributes {
+    static func of(_ status: FileStatus) -> stat {
+        var attributes = stat()
+        attributes.st_ino = UInt(status.inode)
+        // The kernel shows its own device number; this one is for the view's own bookkeeping.
+        attributes.st_dev = UInt(status.device)
+        attributes.st_mode = status.type.modeBits | status.permissions
+        attributes.st_nlink = UInt(status.linkCount)
+        attributes.st_uid = status.userID
+        attributes.st_gid = status.groupID
+        attributes.st_rdev = UInt(status.specialDevice)
+        attributes.st_size = Int(status.size)
+        attributes.st_blksize = 4096
+        attributes.st_blocks = Int(status.blocks)
+        attributes.st_atim = time(status.accessTime)
+        attributes.st_mtim = time(status.modificationTime)
+        attributes.st_ctim = time(status.changeTime)
+        return attributes
+    }
+
+    static func time(_ nanoseconds: Int64) -> timespec {
+        let (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return remainder < 0 ? timespec(tv_sec: Int(seconds - 1), tv_nsec: Int(remainder + 1_000_000_000))
+            : timespec(tv_sec: Int(seconds), tv_nsec: Int(remainder))
+    }
+
+    /// A package as one read-only regular file: the tar's exact size, the directory's owner and
+    /// read permissions, the latest modification time of anything in it.
+    static func package(directory: FileStatus, layout: TarLayout) -> stat {
+        var attributes = of(directory)
+        attributes.st_mode = S_IFREG | (directory.permissions & 0o644)
+        attributes.st_nlink = 1
+        attributes.st_size = Int(layout.size)
+        attributes.st_blocks = Int((layout.size + 511) / 512)
+        attributes.st_mtim = time(max(layout.modificationTime, directory.modificationTime))
+        attributes.st_ctim = attributes.st_mtim
+        return attributes
+    }
+
+    /// Synthesized items get ids far above real inode numbers, and the source root's owner and times.
+    static func synthesized(id: UInt64, isDirectory: Bool, size: Int, root: FileStatus, modificationTime: Int64? = nil) -> stat {
+        var attributes = of(root)
+        attributes.st_ino = UInt(0x4000_0000_0000_0000 | id)
+        attributes.st_mode = isDirectory ? S_IFDIR | 0o555 : S_IFREG | 0o444
+        attributes.st_nlink = isDirectory ? 2 : 1
+        attributes.st_size = size
+        attributes.st_blocks = (size + 511) / 512
+        if let modificationTime {
+            attributes.st_mtim = time(modificationTime)
+            attributes.st_ctim = attributes.st_mtim
+        }
+        return attributes
+    }
+}
+
+extension ViewFileSystem {
+    /// GETATTR. An open real file answers from its descriptor (its path may have changed since).
+    func attributes(of id: UInt64, handle: UInt64?) throws(ViewError) -> (attributes: stat, timeout: Double) {
+        let node = try node(id)
+        let timeout = timeout(for: node.kind)
+        switch node.kind {
+        case .source, .raw:
+            if let handle, case let .file(descriptor)? = handles.handle(handle), let status = try? descriptor.status() {
+                return (Attributes.of(status), timeout)
+            }
+            let path = try realPath(id)
+            guard let status = try? FileStatus.of(path), status.inode == node.inode, status.device == node.device else { throw .notFound }
+            return (Attributes.of(status), timeout)
+        case .package:
+            return (try packageAttributes(try realPath(id), expecting: node), timeout)
+        case .info:
+            let bytes = views.infoBytes(forView: node.detail) ?? []
+            return (Attributes.synthesized(id: id, isDirectory: false, size: bytes.count, root: rootStatus), timeout)
+        case .bundleView:
+            guard views.bundlePath(forView: node.detail) != nil else { throw .notFound }
+            return (Attributes.synthesized(id: id, isDirectory: true, size: 0, root: rootStatus), timeout)
+        case .control, .byID, .byPath, .resources:
+            return (Attributes.synthesized(id: id, isDirectory: true, size: 0, root: rootStatus), timeout)
+        }
+    }
+
+    func packageAttributes(_ path: String, expecting node: NodeTable.Node? = nil) throws(ViewError) -> stat {
+        guard let status = try? FileStatus.of(path), status.type == .directory,
+              node.map({ $0.inode == status.inode && $0.device == status.device }) ?? true
+        else { throw .notFound }
+        do {
+            return Attributes.package(directory: status, layout: try layouts.layout(of: path))
+        } catch let error as SystemError {
+            throw ViewError(code: error.errno)
+        } catch {
+            throw ViewError(code: EIO)
+        }
+    }
+}

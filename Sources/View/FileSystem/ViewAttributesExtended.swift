@@ -1,0 +1,70 @@
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ViewFileSystem {
+    /// Names in these namespaces are answered "not supported" at once, without touching the
+    /// source: `ls -l` asks for SELinux labels and ACLs of every file, and coreutils remembers
+    /// "not supported" per file system, so the question is asked once instead of per file.
+    static func isUnsupportedNamespace(_ name: String) -> Bool { name.hasPrefix("security.") || name.hasPrefix("system.") }
+
+    /// A package's attributes describe its bundle (SPEC.md).
+    func packageAttributes(of id: UInt64) throws(ViewError) -> [(name: String, value: String)] {
+        let path = try realPath(id)
+        let entry = packages.entry(at: path)
+        var attributes: [(String, String)] = []
+        if let identifier = entry?.identifier { attributes.append(("user.bundle.identifier", identifier)) }
+        attributes.append(("user.bundle.kind", entry?.kind ?? "document"))
+        if let version = entry?.version { attributes.append(("user.bundle.version", version)) }
+        attributes.append(("user.bundle.real-name", Paths.lastComponent(path)))
+        attributes.append(("user.mime_type", "application/x-tar"))
+        return attributes
+    }
+
+    /// GETXATTR: packages' own, real items' as they are, none on synthesized items.
+    func extendedAttribute(_ name: String, of id: UInt64) throws(ViewError) -> [UInt8] {
+        if Self.isUnsupportedNamespace(name) { throw ViewError(code: EOPNOTSUPP) }
+        let node = try node(id)
+        switch node.kind {
+        case .package:
+            guard let value = try packageAttributes(of: id).first(where: { $0.name == name })?.value else { throw ViewError(code: ENODATA) }
+            return FileNameCoding.bytes(of: value)
+        case .source, .raw:
+            let path = try realPath(id)
+            do {
+                guard let value = try ExtendedAttributes.value(name, atPath: path) else { throw ViewError(code: ENODATA) }
+                return value
+            } catch let error as SystemError {
+                throw ViewError(code: error.errno)
+            } catch let error as ViewError {
+                throw error
+            } catch {
+                throw ViewError(code: EIO)
+            }
+        default:
+            throw ViewError(code: ENODATA)
+        }
+    }
+
+    /// LISTXATTR.
+    func extendedAttributeNames(of id: UInt64) throws(ViewError) -> [String] {
+        let node = try node(id)
+        switch node.kind {
+        case .package:
+            return try packageAttributes(of: id).map(\.name)
+        case .source, .raw:
+            do {
+                return try ExtendedAttributes.names(atPath: try realPath(id)).filter { !Self.isUnsupportedNamespace($0) }
+            } catch let error as SystemError {
+                throw ViewError(code: error.errno)
+            } catch let error as ViewError {
+                throw error
+            } catch {
+                throw ViewError(code: EIO)
+            }
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A directory's entries as they were when it was opened. Offsets are positions in it, so a
+/// reader resuming at any offset it was given (the kernel keeps part of a reply, seekdir) sees
+/// the same sequence, whatever changed since.
+final class DirectorySnapshot: Sendable {
+    struct Item: Sendable {
+        var name: String
+        var type: FileType
+        var inode: UInt64
+        /// For real entries: what the listing said, so READDIRPLUS need not stat again.
+        var listed: DirectoryListing.Entry?
+        var isPackage = false
+    }
+
+    let items: [Item]
+    /// The real directory it lists (source, raw and bundle-view directories).
+    let path: String?
+    /// How real children are presented: `.source` in the view, `.raw` in `.bundlefs`.
+    let childKind: NodeKind
+
+    init(items: [Item], path: String?, childKind: NodeKind) {
+        self.items = items
+        self.path = path
+        self.childKind = childKind
+    }
+}
+
+extension ViewFileSystem {
+    /// OPENDIR: snapshots the entries. In the view, entries are display names in byte order of
+    /// the real names (hidden ones left out); `.bundlefs` directories list what they resolve.
+    func openDirectory(_ id: UInt64) throws(ViewError) -> DirectorySnapshot {
+        let directory = try node(id)
+        switch directory.kind {
+        case .source:
+            let path = try realPath(id)
+            let listing = try listing(path, mode: .view)
+            let items = listing.visible.map { entry in
+                DirectorySnapshot.Item(name: entry.viewName ?? entry.realName, type: entry.isPackage ? .regular : entry.status.type,
+                                       inode: entry.status.inode, listed: entry, isPackage: entry.isPackage)
+            }
+            return DirectorySnapshot(items: items, path: path, childKind: .source)
+        case .raw:
+            let path = try realPath(id)
+            return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
+        case .bundleView:
+            guard let bundle = views.bundlePath(forView: directory.detail) else { throw .notFound }
+            let reserved = [BundleViews.infoName, BundleViews.resourcesName]
+            let synthesized = [
+                DirectorySnapshot.Item(name: BundleViews.infoName, type: .regular, inode: 0),
+                DirectorySnapshot.Item(name: BundleViews.resourcesName, type: .directory, inode: 0),
+            ]
+            return DirectorySnapshot(items: synthesized + (try rawItems(bundle, excluding: reserved)), path: bundle, childKind: .raw)
+        case .control:
+            let names = [BundleViews.byID, BundleViews.byPath]
+            return DirectorySnapshot(items: names.map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+        case .byID:
+            return DirectorySnapshot(items: views.identifiers().map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+        case .byPath:
+            let names = views.pathNames(prefix: directory.detail)
+            return DirectorySnapshot(items: names.map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+        case .resources:
+            let (view, subpath) = Self.splitResources(directory.detail)
+            let items = views.resourceNames(forView: view, subpath: subpath).map { name, resource in
+                switch resource {
+                case let .file(_, status): DirectorySnapshot.Item(name: name, type: .regular, inode: status.inode)
+                case .directory: DirectorySnapshot.Item(name: name, type: .directory, inode: 0)
+                }
+            }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
+        case .package, .info:
+            throw ViewError(code: ENOTDIR)
+        }
+    }
+
+    private func rawItems(_ path: String, excluding reserved: [String]) throws(ViewError) -> [DirectorySnapshot.Item] {
+        try listing(path, mode: .raw).entries.compactMap { entry in
+            reserved.contains(entry.realName) ? nil
+                : DirectorySnapshot.Item(name: entry.realName, type: entry.status.type, inode: entry.status.inode, listed: entry)
+        }
+    }
+
+    /// The READDIRPLUS entry of one item, counting a lookup; nil for items sent without
+    /// attributes (packages, whose size needs a walk of their contents: the kernel looks them up
+    /// when it needs them).
+    func plusEntry(_ item: DirectorySnapshot.Item, in snapshot: DirectorySnapshot, directory id: UInt64) -> EntryAnswer? {
+        if item.isPackage { return nil }
+        guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id) }
+        let status = listed.status
+        if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: Paths.join(path, listed.realName))?.isBundle == true {
+            return try? lookUp(item.name, in: id)
+        }
+        let alias = item.name.utf8.elementsEqual(listed.realName.utf8) ? nil : item.name
+        let (child, generation) = nodes.lookUp(.item(snapshot.childKind, device: status.device, inode: status.inode),
+                                               parent: id, name: listed.realName, alias: alias)
+        return EntryAnswer(id: child, generation: generation, attributes: Attributes.of(status), timeout: timeout(for: snapshot.childKind))
+    }
+}

@@ -1,0 +1,91 @@
+import BundleModel
+import Catalogue
+import Logging
+import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed request: the errno the kernel gets.
+struct ViewError: Error {
+    let code: Int32
+    static let notFound = ViewError(code: ENOENT)
+    static let readOnly = ViewError(code: EROFS)
+}
+
+/// How long the kernel may trust what the view says. Real items are invalidated explicitly when
+/// the watcher sees them change, so they get long timeouts; `.bundlefs` views, derived from many
+/// files at once, get short ones instead of precise invalidation.
+struct ViewTimeouts: Sendable {
+    var real: Double = 3600
+    var synthesized: Double = 0.5
+}
+
+/// The view's answers to the kernel's requests, independent of libfuse's C types (the glue in
+/// `FuseOperations` converts): lookups, attributes, directory snapshots, file handles, xattrs.
+/// Every request may run on any of the session's threads.
+final class ViewFileSystem: Sendable {
+    let source: ScanRoot
+    let nodes: NodeTable
+    let packages: PackageIndex
+    let listings: ListingCache
+    let layouts: LayoutCache
+    let handles = HandleTable()
+    let views: BundleViews
+    let timeouts: ViewTimeouts
+    let logger: Logger
+    /// The source root's own status: owner and times for synthesized directories.
+    let rootStatus: FileStatus
+
+    init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
+         listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, logger: Logger) throws {
+        self.source = source
+        rootStatus = try FileStatus.of(source.path)
+        nodes = NodeTable(rootPath: source.path, device: rootStatus.device, inode: rootStatus.inode)
+        packages = PackageIndex(languages: languages)
+        listings = ListingCache(entryLimit: listingEntryLimit)
+        layouts = LayoutCache(memberLimit: layoutMemberLimit)
+        views = BundleViews(source: source, packages: packages, catalogue: catalogue)
+        self.timeouts = timeouts
+        self.logger = logger
+    }
+
+    /// A live node, or ESTALE for an id the kernel should no longer use.
+    func node(_ id: UInt64) throws(ViewError) -> NodeTable.Node {
+        guard let node = nodes.node(id) else { throw ViewError(code: ESTALE) }
+        return node
+    }
+
+    /// The real path of a node standing for a real item (or a bundle view's bundle).
+    func realPath(_ id: UInt64) throws(ViewError) -> String {
+        guard let path = nodes.path(of: id) else { throw ViewError(code: ESTALE) }
+        return path
+    }
+
+    /// The presentation of a real directory, from the cache or listed now.
+    func listing(_ path: String, mode: DirectoryListing.Mode, fresh: Bool = false) throws(ViewError) -> DirectoryListing {
+        let key = ListingCache.Key(path: path, mode: mode)
+        if !fresh, let cached = listings.listing(key) { return cached }
+        do {
+            let listing = try DirectoryListing(path: path, mode: mode, packages: packages, root: source)
+            listings.store(listing, for: key)
+            return listing
+        } catch let error as SystemError {
+            throw ViewError(code: error.errno)
+        } catch {
+            throw ViewError(code: EIO)
+        }
+    }
+
+    /// Whether a directory changed since it was listed (the watcher's invalidation may not have
+    /// arrived yet): checked before answering that a name does not exist.
+    func isStale(_ listing: DirectoryListing, path: String) -> Bool {
+        guard let now = try? FileStatus.of(path) else { return true }
+        return now.inode != listing.status.inode || now.modificationTime != listing.status.modificationTime
+            || now.changeTime != listing.status.changeTime
+    }
+
+    func timeout(for kind: NodeKind) -> Double {
+        kind == .source || kind == .package ? timeouts.real : timeouts.synthesized
+    }
+}

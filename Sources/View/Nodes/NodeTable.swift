@@ -1,0 +1,274 @@
+import Synchronization
+
+/// What a node of the view stands for.
+enum NodeKind: UInt8, Sendable {
+    /// A real file, directory or symlink of the source, presented the Finder's way (directories
+    /// list display names, packages as files).
+    case source
+    /// A real item listed as it is (real names, nothing hidden): the raw contents and resolved
+    /// resources in `.bundlefs` views.
+    case raw
+    /// A package presented as one read-only file: a tar of its directory.
+    case package
+    /// `.bundlefs`, `.bundlefs/by-id`, `.bundlefs/by-path` and by-path's intermediate directories.
+    case control
+    case byID
+    case byPath
+    /// `.bundlefs/by-id/<id>` or `.bundlefs/by-path/<path>`: one bundle's resolved view.
+    case bundleView
+    /// A bundle view's effective `Info.plist`.
+    case info
+    /// A bundle view's `Resources` (or a directory within it): resolved resources.
+    case resources
+
+    /// Real items are identified by device and inode; the rest by a description of what they show.
+    var isReal: Bool { self == .source || self == .raw || self == .package }
+}
+
+/// Which node a lookup reached: a second lookup of the same thing finds the same node.
+enum NodeIdentity: Sendable {
+    case item(NodeKind, device: UInt64, inode: UInt64)
+    case synthesized(NodeKind, detail: String)
+}
+
+/// Every node the kernel knows, with its lookup count. Node ids index an array; an id is reused
+/// only after the kernel forgot it (its count reached zero through FORGET), with a new generation,
+/// as FUSE allows. Nodes hold no file descriptor: a real item is reached by its parent and name (or
+/// an absolute path when the parent is 0), so a million nodes cost memory, about 60 bytes each,
+/// not descriptors.
+final class NodeTable: Sendable {
+    struct Node: Sendable {
+        var kind: NodeKind
+        var parent: UInt64
+        var name: String
+        var device: UInt64
+        var inode: UInt64
+        var generation: UInt64
+        var lookups: UInt64
+        /// What a synthesized node shows (a bundle path, a resource path...).
+        var detail: String
+    }
+
+    private struct Slot {
+        var inode: UInt64 = 0
+        var device: UInt64 = 0
+        var parent: UInt32 = 0
+        var lookups: UInt32 = 0
+        var generation: UInt32 = 0
+        var name = NameArena.Slice.empty
+        var kind: NodeKind = .source
+        var live = false
+    }
+
+    private struct State {
+        var slots: [Slot] = []
+        var names = NameArena()
+        var free: [UInt32] = []
+        var index = NodeIndex()
+        var details: [UInt32: String] = [:]
+        var synthesized: [String: UInt32] = [:]
+        /// Names under which the kernel may hold a node other than its real name (display
+        /// names), by parent: invalidating a directory must invalidate these too.
+        var aliases: [UInt32: [(name: String, child: UInt32)]] = [:]
+        var aliasParents: [UInt32: [UInt32]] = [:]
+        var nextGeneration: UInt32 = 1
+    }
+
+    private let state = Mutex(State())
+    static let rootID: UInt64 = 1
+
+    init(rootPath: String, device: UInt64, inode: UInt64) {
+        state.withLock { state in
+            var root = Slot(inode: inode, device: device, lookups: 1, kind: .source, live: true)
+            root.name = state.names.store(rootPath)
+            state.slots.append(root)
+            state.index.insert(1, hash: Self.hash(.source, device, inode), hashOf: { _ in 0 })
+        }
+    }
+
+    private static func hash(_ kind: NodeKind, _ device: UInt64, _ inode: UInt64) -> Int {
+        var value = inode &* 0x9E37_79B9_7F4A_7C15
+        value ^= (device &+ UInt64(kind.rawValue) &* 0x1000_0000_01B3) &* 0xC2B2_AE3D_27D4_EB4F
+        value ^= value >> 29
+        return Int(truncatingIfNeeded: value)
+    }
+
+    private static func key(_ kind: NodeKind, _ detail: String) -> String { "\(kind.rawValue):\(detail)" }
+
+    /// The node for `identity`, created if new, its lookup count raised by one for a reply that
+    /// hands it to the kernel. `parent` and `name` record the latest way it was reached (how its
+    /// real path is found); `alias` is the name the kernel will know it by when that differs.
+    func lookUp(_ identity: NodeIdentity, parent: UInt64, name: String, alias: String? = nil) -> (id: UInt64, generation: UInt64) {
+        state.withLock { state in
+            let id: UInt32
+            if let existing = Self.find(identity, in: state) {
+                id = existing
+                let index = Int(id - 1)
+                if UInt64(id) != Self.rootID {
+                    state.slots[index].lookups += 1
+                    if state.slots[index].parent != UInt32(parent) || !state.names.equals(state.slots[index].name, name) {
+                        state.names.free(state.slots[index].name)
+                        state.slots[index].name = state.names.store(name)
+                        state.slots[index].parent = UInt32(parent)
+                    }
+                }
+            } else {
+                id = Self.create(identity, parent: parent, name: name, in: &state)
+            }
+            if let alias, alias != name, UInt64(id) != Self.rootID {
+                let parent32 = UInt32(parent)
+                if !(state.aliases[parent32]?.contains { $0.child == id && $0.name == alias } ?? false) {
+                    state.aliases[parent32, default: []].append((alias, id))
+                    state.aliasParents[id, default: []].append(parent32)
+                }
+            }
+            return (UInt64(id), UInt64(state.slots[Int(id - 1)].generation))
+        }
+    }
+
+    private static func find(_ identity: NodeIdentity, in state: State) -> UInt32? {
+        switch identity {
+        case let .item(kind, device, inode):
+            return state.index.find(hash: hash(kind, device, inode)) { id in
+                let slot = state.slots[Int(id - 1)]
+                return slot.inode == inode && slot.device == device && slot.kind == kind
+            }
+        case let .synthesized(kind, detail):
+            return state.synthesized[key(kind, detail)]
+        }
+    }
+
+    private static func create(_ identity: NodeIdentity, parent: UInt64, name: String, in state: inout State) -> UInt32 {
+        var slot = Slot(parent: UInt32(parent), lookups: 1, generation: state.nextGeneration, live: true)
+        state.nextGeneration &+= 1
+        slot.name = state.names.store(name)
+        switch identity {
+        case let .item(kind, device, inode):
+            slot.kind = kind
+            slot.device = device
+            slot.inode = inode
+        case let .synthesized(kind, _):
+            slot.kind = kind
+        }
+        let id: UInt32
+        if let reused = state.free.popLast() {
+            id = reused
+            state.slots[Int(id - 1)] = slot
+        } else {
+            state.slots.append(slot)
+            id = UInt32(state.slots.count)
+        }
+        switch identity {
+        case let .item(kind, device, inode):
+            let slots = state.slots
+            state.index.insert(id, hash: hash(kind, device, inode)) { other in
+                let slot = slots[Int(other - 1)]
+                return hash(slot.kind, slot.device, slot.inode)
+            }
+        case let .synthesized(kind, detail):
+            state.details[id] = detail
+            state.synthesized[key(kind, detail)] = id
+        }
+        return id
+    }
+
+    func node(_ id: UInt64) -> Node? {
+        state.withLock { state in
+            guard id > 0, id <= UInt64(state.slots.count) else { return nil }
+            let slot = state.slots[Int(id - 1)]
+            guard slot.live else { return nil }
+            return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.string(slot.name), device: slot.device,
+                        inode: slot.inode, generation: UInt64(slot.generation), lookups: UInt64(slot.lookups),
+                        detail: state.details[UInt32(id)] ?? "")
+        }
+    }
+
+    /// The node for a real item, if the kernel knows it (no lookup counted).
+    func id(of kind: NodeKind, device: UInt64, inode: UInt64) -> UInt64? {
+        state.withLock { state in Self.find(.item(kind, device: device, inode: inode), in: state).map(UInt64.init) }
+    }
+
+    /// FORGET: the kernel dropped `count` references.
+    func forget(_ id: UInt64, count: UInt64) {
+        guard id != Self.rootID else { return }
+        state.withLock { state in
+            guard id > 0, id <= UInt64(state.slots.count), state.slots[Int(id - 1)].live else { return }
+            let index = Int(id - 1)
+            let id32 = UInt32(id)
+            let remaining = UInt64(state.slots[index].lookups) - min(count, UInt64(state.slots[index].lookups))
+            state.slots[index].lookups = UInt32(remaining)
+            guard remaining == 0 else { return }
+            let slot = state.slots[index]
+            if slot.kind.isReal {
+                state.index.remove(id32, hash: Self.hash(slot.kind, slot.device, slot.inode))
+            } else if let detail = state.details.removeValue(forKey: id32) {
+                state.synthesized[Self.key(slot.kind, detail)] = nil
+            }
+            for parent in state.aliasParents.removeValue(forKey: id32) ?? [] {
+                state.aliases[parent]?.removeAll { $0.child == id32 }
+                if state.aliases[parent]?.isEmpty == true { state.aliases[parent] = nil }
+            }
+            state.names.free(slot.name)
+            state.slots[index] = Slot()
+            state.free.append(id32)
+            if state.names.needsCompaction { Self.compactNames(&state) }
+        }
+    }
+
+    private static func compactNames(_ state: inout State) {
+        var packed: [UInt8] = []
+        for index in state.slots.indices where state.slots[index].live {
+            let old = state.slots[index].name
+            let start = Int(old.offset)
+            state.slots[index].name.offset = UInt32(packed.count)
+            packed += state.names.bytes[start..<start + Int(old.length)]
+        }
+        state.names.replaceBytes(with: packed)
+    }
+
+    /// The real path of a node that stands for a real item (or a bundle view).
+    func path(of id: UInt64) -> String? {
+        state.withLock { state in
+            var components: [NameArena.Slice] = []
+            var current = id
+            for _ in 0..<4096 {
+                guard current > 0, current <= UInt64(state.slots.count) else { return nil }
+                let slot = state.slots[Int(current - 1)]
+                guard slot.live else { return nil }
+                components.append(slot.name)
+                if slot.parent == 0 { break }
+                current = UInt64(slot.parent)
+            }
+            var bytes: [UInt8] = []
+            for (position, slice) in components.reversed().enumerated() {
+                if position > 0 && bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
+                let start = Int(slice.offset)
+                bytes += state.names.bytes[start..<start + Int(slice.length)]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The names other than their real names under which the kernel may know children of `parent`.
+    func aliases(under parent: UInt64) -> [String] {
+        state.withLock { $0.aliases[UInt32(parent)]?.map(\.name) ?? [] }
+    }
+
+    /// The real names of the known children of each of `parents`, by parent.
+    func childNames(of parents: Set<UInt64>) -> [UInt64: [String]] {
+        state.withLock { state in
+            var result: [UInt64: [String]] = [:]
+            for slot in state.slots where slot.live && parents.contains(UInt64(slot.parent)) {
+                result[UInt64(slot.parent), default: []].append(state.names.string(slot.name))
+            }
+            return result
+        }
+    }
+
+    /// The ids of live nodes of a kind.
+    func ids(of kind: NodeKind) -> [UInt64] {
+        state.withLock { state in state.slots.indices.filter { state.slots[$0].live && state.slots[$0].kind == kind }.map { UInt64($0 + 1) } }
+    }
+
+    var count: Int { state.withLock { $0.slots.count - $0.free.count } }
+}

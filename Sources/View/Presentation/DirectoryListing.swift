@@ -1,0 +1,146 @@
+import BundleModel
+import SystemCalls
+
+/// One directory of the source as the view shows it: which entries are listed and under what
+/// names (SPEC.md, "The view"). Hidden items (dot-files, `._*`, `.DS_Store`, the invisible Finder
+/// flag) are not listed but are still found by their real names; packages are listed as files
+/// under their display names, `.localized` folders under their localized names; names are made
+/// safe and unique. A raw listing (the `.bundlefs` views' raw contents) lists every real entry
+/// under its real name.
+struct DirectoryListing: Sendable {
+    struct Entry: Sendable {
+        var realName: String
+        /// The name it is listed under; nil when hidden.
+        var viewName: String?
+        var status: FileStatus
+        /// Listed (under its view name) as a tar file rather than a directory.
+        var isPackage: Bool
+    }
+
+    /// In byte order of the real names.
+    private(set) var entries: [Entry]
+    /// Entries listed under a name other than their real one.
+    private var renamed: [ExactName: Int] = [:]
+    /// The directory's own status when it was listed.
+    let status: FileStatus
+
+    enum Mode: Sendable { case view, raw }
+
+    /// Lists and presents a directory. Fails when it cannot be opened (gone, not a directory,
+    /// unreadable); entries that vanish while it is listed are left out.
+    init(path: String, mode: Mode, packages: PackageIndex, root: ScanRoot) throws {
+        let directory = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
+        status = try directory.status()
+        let raw = try directory.listDirectoryTyped().sorted { $0.name.precedesInByteOrder($1.name) }
+        var entries: [Entry] = []
+        entries.reserveCapacity(raw.count)
+        var sidecars = Set<ExactName>()
+        if mode == .view {
+            for item in raw where item.name.hasPrefix("._") { sidecars.insert(ExactName(String(item.name.dropFirst(2)))) }
+        }
+        for item in raw {
+            guard let status = try? directory.status(of: item.name) else { continue }
+            guard mode == .view else {
+                entries.append(Entry(realName: item.name, viewName: item.name, status: status, isPackage: false))
+                continue
+            }
+            let childPath = Paths.join(path, item.name)
+            let package = status.type == .directory ? packages.entry(at: childPath) : nil
+            var flags = package?.finderFlags
+            if package == nil && !item.name.hasPrefix(".") {
+                let sidecar = sidecars.contains(ExactName(item.name)) ? Paths.join(path, "._" + item.name) : nil
+                flags = FinderFlags.read(path: childPath, type: status.type, sidecar: sidecar)
+            }
+            let hidden = item.name.hasPrefix(".") || (flags ?? 0) & FinderFlags.invisible != 0
+            var viewName: String?
+            if !hidden {
+                if let package, package.isPackage {
+                    viewName = package.displayName
+                } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name), let relative = root.relative(childPath) {
+                    viewName = LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages)
+                } else if (flags ?? 0) & FinderFlags.extensionHidden != 0 {
+                    viewName = FileNames.stem(item.name)
+                } else {
+                    viewName = item.name
+                }
+            }
+            entries.append(Entry(
+                realName: item.name, viewName: viewName.map { DisplayNames.sanitized($0, realName: item.name) },
+                status: status, isPackage: package?.isPackage == true && !hidden))
+        }
+        Self.makeUnique(&entries)
+        self.entries = entries
+        for (index, entry) in entries.enumerated() {
+            if let viewName = entry.viewName, !viewName.utf8.elementsEqual(entry.realName.utf8) { renamed[ExactName(viewName)] = index }
+        }
+    }
+
+    /// Display names are unique within a directory. A name an item shows under its own real name
+    /// is never given to another; among items whose display names clash, the first in byte order
+    /// of the real names keeps it and the later ones show their real names (which may displace
+    /// others in turn: repeated until stable, which it becomes, since real names are unique).
+    static func makeUnique(_ entries: inout [Entry]) {
+        while true {
+            var taken = Set<ExactName>()
+            for entry in entries where entry.viewName.map({ $0.utf8.elementsEqual(entry.realName.utf8) }) == true {
+                taken.insert(ExactName(entry.realName))
+            }
+            var changed = false
+            for index in entries.indices {
+                guard let name = entries[index].viewName, !name.utf8.elementsEqual(entries[index].realName.utf8) else { continue }
+                if taken.insert(ExactName(name)).inserted { continue }
+                entries[index].viewName = entries[index].realName
+                changed = true
+            }
+            if !changed { return }
+        }
+    }
+
+    /// The entry listed under `name`.
+    func entry(viewName name: String) -> Entry? {
+        if let index = renamed[ExactName(name)] { return entries[index] }
+        guard let entry = entry(realName: name), let viewName = entry.viewName, viewName.utf8.elementsEqual(name.utf8) else { return nil }
+        return entry
+    }
+
+    /// The entry whose real name is `name`, listed or not.
+    func entry(realName name: String) -> Entry? {
+        var low = 0, high = entries.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let candidate = entries[middle].realName
+            if candidate.utf8.elementsEqual(name.utf8) { return entries[middle] }
+            if candidate.precedesInByteOrder(name) { low = middle + 1 } else { high = middle - 1 }
+        }
+        return nil
+    }
+
+    /// The listed entries, in byte order of their real names.
+    var visible: [Entry] { entries.filter { $0.viewName != nil } }
+
+    /// The names the kernel may know entries by: view names that differ from real names.
+    var renamedNames: [String] { renamed.keys.map(\.value) }
+}
+
+/// The Finder flags of an item that is not a catalogued package, from its extended attributes or
+/// its AppleDouble sidecar (BUNDLES.md rule 4): the invisible and hidden-extension flags.
+enum FinderFlags {
+    static let invisible: UInt16 = 0x4000
+    static let extensionHidden: UInt16 = 0x0010
+
+    static func read(path: String, type: FileType, sidecar: String?) -> UInt16? {
+        // Symlinks carry no user attributes on Linux; asking costs a call per link for nothing.
+        if type != .symlink, let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty {
+            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
+                if let value = try? ExtendedAttributes.value(source.rawValue, atPath: path),
+                   let info = FinderInfo.decode(attribute: value, source: source) {
+                    return info.finderFlags
+                }
+            }
+        }
+        guard let sidecar, let file = try? Descriptor.open(sidecar, flags: Descriptor.probeRead | O_NOFOLLOW_IF(true)),
+              (try? file.status().type) == .regular, let header = try? file.read(at: 0, count: 4096)
+        else { return nil }
+        return FinderInfo.decodeAppleDouble(header)?.finderFlags
+    }
+}
