@@ -79,14 +79,13 @@ struct MountCommand: ParsableCommand {
     /// Starts the daemon (this command again, with -f) and waits until it says the view is
     /// mounted; its errors reach the terminal through the inherited stderr.
     func daemonize() throws -> Never {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw UserError("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        let (readEnd, writeEnd) = try Spawn.pipe()
         let arguments = (1..<Int(CommandLine.argc)).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) } + ["--foreground"]
-        let pid = try Spawn.this(arguments: arguments, environment: [Self.daemonVariable: "1"], standardOutput: fds[1])
-        close(fds[1])
+        let pid = try Spawn.this(arguments: arguments, environment: [Self.daemonVariable: "1"], standardOutput: writeEnd)
+        close(writeEnd)
         var reply: [UInt8] = []
         var byte: UInt8 = 0
-        while read(fds[0], &byte, 1) == 1 && byte != UInt8(ascii: "\n") { reply.append(byte) }
+        while read(readEnd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { reply.append(byte) }
         if String(decoding: reply, as: UTF8.self) == "ready" { Foundation.exit(0) }
         Foundation.exit(Spawn.wait(pid))
     }

@@ -41,6 +41,10 @@ const char *bfs_dirent_name(const void *record) { return ((const struct bfs_dire
 
 int bfs_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
+int bfs_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
 static void bfs_do_nothing(int signal) { (void)signal; }
 
 int bfs_install_interrupting_handler(int signal) {

@@ -46,6 +46,12 @@ public enum ExtendedAttributes {
         if result != 0 { throw SystemError.last("setxattr", path: path) }
     }
 
+    /// Removes an attribute from a path (the link itself when it is a symlink).
+    public static func remove(_ name: String, atPath path: String) throws {
+        let result = try FileNameCoding.withCString(path) { cPath in lremovexattr(cPath, name) }
+        if result != 0 { throw SystemError.last("removexattr", path: path) }
+    }
+
     private static func readNames(path: String, _ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) throws -> [String] {
         // Most files have no attributes: ask for the size first, with no buffer at all.
         let size = call(nil, 0)

@@ -1,17 +1,20 @@
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #endif
+import CSystemShims
 
 /// Starting a copy of this program, for daemonizing without fork (forking a process that has
 /// started threads, as the Swift runtime may have, is not safe).
 public enum Spawn {
     /// Starts /proc/self/exe with `arguments` (argv[0] excluded) and extra environment variables;
-    /// its standard output goes to `standardOutput`, the rest is inherited.
-    public static func this(arguments: [String], environment extra: [String: String], standardOutput: Int32) throws -> pid_t {
+    /// its standard output goes to `standardOutput`, stdin and stderr are inherited, and every
+    /// other descriptor is closed.
+    public static func this(arguments: [String], environment extra: [String: String], standardOutput: Int32) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        bfs_spawn_close_from(&actions, 3)
         let argv = try (["bundlefs"] + arguments).map { argument in try FileNameCoding.withCString(argument) { strdup($0) } }
         var environment: [String] = []
         var index = 0
@@ -34,8 +37,15 @@ public enum Spawn {
         return pid
     }
 
+    /// A pipe whose ends are closed on exec (a child gets only what is dup'ed onto its fds).
+    public static func pipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        if bfs_pipe2(&ends, O_CLOEXEC) != 0 { throw SystemError.last("pipe2") }
+        return (ends[0], ends[1])
+    }
+
     /// Waits for a child and returns its exit status (128 + signal when killed).
-    public static func wait(_ pid: pid_t) -> Int32 {
+    public static func wait(_ pid: Int32) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         if status & 0x7f == 0 { return (status >> 8) & 0xff }

@@ -19,6 +19,11 @@ extern const int bfs_o_path;
 /// pipe2(2), hidden from Swift without _GNU_SOURCE.
 int bfs_pipe2(int fds[2], int flags);
 
+/// posix_spawn_file_actions_addclosefrom_np, hidden from Swift without _GNU_SOURCE: a spawned
+/// daemon must not keep descriptors its parent inherited (a test runner's pipes would never close).
+#include <spawn.h>
+int bfs_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
 /// Installs a handler that does nothing for `signal`, without SA_RESTART: delivering it to a
 /// thread interrupts the blocking call it is in (a FUSE session's read) with EINTR.
 int bfs_install_interrupting_handler(int signal);

@@ -1,0 +1,71 @@
+import Foundation
+import SystemCalls
+import Testing
+import TestSupport
+
+extension MountedViewTests {
+    /// SPEC.md "The view": display names for the mount's languages, hidden items not listed,
+    /// hostile names made safe, real names still resolving.
+    @Suite struct Names {
+        let fixture = ViewFixture()
+
+        @Test func namesFollowTheMountsLanguages() throws {
+            let german = try fixture.mount(languages: "de")
+            #expect(try listing(german.path("Applications")) == ["Old", "Schach"])
+            #expect(try listing(german.path("Documents")).contains("Berichte"))
+            let english = try fixture.mount(languages: "en")
+            #expect(try listing(english.path("Applications")) == ["Chess", "Old"])
+            #expect(try listing(english.path("Documents")).contains("Reports"))
+            // `ls` shows the same, and the package as a regular file.
+            let ls = try Subprocess.run("/bin/ls", ["-l", german.path("Applications")])
+            #expect(ls.standardOutput.contains(" Schach\n"), "\(ls)")
+            #expect(ls.standardOutput.split(separator: "\n").first { $0.hasSuffix(" Schach") }?.hasPrefix("-r") == true, "\(ls)")
+            let status = try FileStatus.of(german.path("Applications/Schach"))
+            #expect(status.type == .regular)
+            // A framework is not a package: a folder, browsable under its real name.
+            #expect(try FileStatus.of(german.path("Library/Frameworks/Kit.framework")).type == .directory)
+        }
+
+        @Test func hiddenItemsAreNotListedButResolve() throws {
+            let view = try fixture.mount(languages: "en")
+            let documents = try listing(view.path("Documents"))
+            #expect(documents == ["Reports", "hidden-extension", "notes.txt"], "\(documents)")
+            #expect(try listing(view.mountPoint) == ["Applications", "Documents", "Library", "Oddities", "README.txt", "chess-binary"])
+            for hidden in [".hidden", ".DS_Store", "._notes.txt", "invisible.txt", "hidden-extension.txt", "Reports.localized"] {
+                #expect(throws: Never.self, "\(hidden) resolves by its real name") { try FileStatus.of(view.path("Documents/" + hidden)) }
+            }
+            #expect(try contents(view.path("Documents/invisible.txt")) == Array("not listed\n".utf8))
+            #expect(try contents(view.path("Documents/hidden-extension")) == Array("listed without .txt\n".utf8))
+        }
+
+        @Test func hostileDisplayNamesAreSafe() throws {
+            let view = try fixture.mount(languages: "en")
+            let names = try listing(view.path("Oddities"))
+            #expect(names.count == ViewFixture.hostileNames.count, "\(names)")
+            #expect(Set(names).count == names.count)
+            for name in names {
+                #expect(!name.contains("/") && !name.contains("\0") && name != "." && name != "..", "\(name)")
+                #expect(name.utf8.count <= 255)
+                #expect(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(name.debugDescription)")
+                let status = try FileStatus.of(view.path("Oddities/" + name))
+                #expect(status.type == .regular)
+            }
+            #expect(names.contains("..:..:etc"))
+            #expect(names.contains("a:b"))
+        }
+
+        @Test func realNamesAndSymlinksIntoPackagesResolve() throws {
+            let view = try fixture.mount(languages: "de")
+            #expect(try FileStatus.of(view.path("Applications/Chess.app")).type == .directory)
+            #expect(try listing(view.path("Applications/Chess.app/Contents")) == ["Info.plist", "MacOS", "Resources"])
+            #expect(try contents(view.path("Applications/Chess.app/Contents/Info.plist")) == contents(fixture.tree.path("Applications/Chess.app/Contents/Info.plist")))
+            // A relative symlink into a package, followed by the kernel through real names.
+            #expect(try Descriptor.open(view.mountPoint, flags: O_PATH_DIRECTORY).readLink("chess-binary") == "Applications/Chess.app/Contents/MacOS/Chess")
+            #expect(try contents(view.path("chess-binary")) == Array("#!/bin/sh\n".utf8))
+            let shell = try Subprocess.run("/bin/sh", ["-c", "cd '\(view.path("Applications/Chess.app/Contents/Resources"))' && cat rules-link.html && ls ../MacOS"])
+            #expect(shell.standardOutput == "Rules\nChess\n", "\(shell)")
+            // Names that exist nowhere are answered (and cached) as missing.
+            for _ in 0..<3 { #expect(throws: (any Error).self) { try FileStatus.of(view.path("Applications/NoSuch.app")) } }
+        }
+    }
+}
