@@ -3,7 +3,9 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils tar diffutils
+# The benchmark compares the view with bindfs.
+BENCH_PACKAGES := bindfs
 DEMO := .demo
 
 # The toolchain lives in /opt/swift on these machines.
@@ -12,7 +14,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 .PHONY: deps build release test bench fuzz sample demo clean
 
 deps:
-	@missing=$$(for package in $(DEB_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	@missing=$$(for package in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
@@ -30,7 +32,8 @@ test: deps
 	$(SWIFT) test --skip-build
 
 # The figures of SPEC.md, as ratios to baselines measured in the same run (see Docs/benchmarks.md).
-bench: deps
+bench:
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product bundlefs
 	$(SWIFT) build -c release --product bundlefs-bench
 	.build/release/bundlefs-bench --output bench-out
@@ -46,7 +49,8 @@ sample:
 	$(SWIFT) build --product bundlefs-sample
 	.build/debug/bundlefs-sample Sample
 
-# Sets everything up and runs the main job on the sample tree.
+# Sets everything up and runs the main job on the sample tree: index and query it, then mount its
+# view, show it, and unmount.
 demo: deps
 	$(SWIFT) build --product bundlefs
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
@@ -59,7 +63,18 @@ demo: deps
 	run resolve Sample/Applications/Chess.app Rules.html --lang en-IN; \
 	run resolve Sample/Applications/Chess.app board.png --lang en; \
 	printf '\n$$ sqlite3 %s "SELECT extension, ..."\n' "$$BUNDLEFS_CATALOGUE"; \
-	sqlite3 "$$BUNDLEFS_CATALOGUE" "SELECT c.extension, b.name FROM claims c JOIN bundles b ON b.id = c.application_id" 2>/dev/null || true
+	sqlite3 "$$BUNDLEFS_CATALOGUE" "SELECT c.extension, b.name FROM claims c JOIN bundles b ON b.id = c.application_id" 2>/dev/null || true; \
+	mnt=$(CURDIR)/$(DEMO)/mnt; mkdir -p "$$mnt"; trap 'fusermount3 -u "$$mnt" 2>/dev/null || true' EXIT; \
+	run mount Sample "$$mnt" --lang de; \
+	show() { printf '\n$$ %s\n' "$$*"; (cd "$$mnt" && eval "$$@"); }; \
+	show 'ls -l Applications'; \
+	show 'find . -maxdepth 2 | sort'; \
+	show 'tar -tvf Applications/Schach | head -n 8'; \
+	show 'getfattr -d Applications/Schach'; \
+	show 'ls .bundlefs/by-id/org.example.Chess .bundlefs/by-id/org.example.Chess/Resources'; \
+	show 'grep -A1 CFBundleDisplayName .bundlefs/by-id/org.example.Chess/Info.plist'; \
+	show 'ls Applications/Chess.app/Contents'; \
+	printf '\n$$ fusermount3 -u %s\n' "$$mnt"
 
 clean:
 	rm -rf .build $(DEMO) bench-out
