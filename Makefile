@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils tar diffutils
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils tar diffutils systemd man-db
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -11,7 +11,7 @@ DEMO := .demo
 # The toolchain lives in /opt/swift on these machines.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps build release test bench fuzz sample demo clean
+.PHONY: deps build release test bench fuzz sample demo man install uninstall clean
 
 deps:
 	@missing=$$(for package in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
@@ -75,6 +75,41 @@ demo: deps
 	show 'grep -A1 CFBundleDisplayName .bundlefs/by-id/org.example.Chess/Info.plist'; \
 	show 'ls Applications/Chess.app/Contents'; \
 	printf '\n$$ fusermount3 -u %s\n' "$$mnt"
+
+# Regenerates Docs/bundlefs.1 from the commands' own help (swift-argument-parser's plugin); a
+# test checks that it covers every command and option.
+man:
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --authors "the bundlefs developers"
+	cp .build/plugins/GenerateManual/outputs/bundlefs/bundlefs.1 Docs/bundlefs.1
+
+# Installs for one user by default (PREFIX=~/.local): the binary, the systemd user units, the man
+# page and shell completions. BINARY=path installs an existing build instead of building one.
+PREFIX ?= $(HOME)/.local
+BINARY ?=
+UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
+INSTALLED = bin/bundlefs share/man/man1/bundlefs.1 share/systemd/user/bundlefs.service share/systemd/user/bundlefs@.service \
+	share/bash-completion/completions/bundlefs share/zsh/site-functions/_bundlefs share/fish/vendor_completions.d/bundlefs.fish
+
+install:
+	@[ -n "$(BINARY)" ] || $(MAKE) --no-print-directory release
+	install -D -m 755 "$(or $(BINARY),.build/release/bundlefs)" "$(DESTDIR)$(PREFIX)/bin/bundlefs"
+	install -D -m 644 Docs/bundlefs.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bundlefs.1"
+	mkdir -p "$(UNITDIR)"
+	for unit in Systemd/*.service; do \
+		sed 's|@BINDIR@|$(PREFIX)/bin|g' "$$unit" > "$(UNITDIR)/$$(basename "$$unit")" && chmod 644 "$(UNITDIR)/$$(basename "$$unit")"; \
+	done
+	mkdir -p "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+		"$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	"$(DESTDIR)$(PREFIX)/bin/bundlefs" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bundlefs"
+	"$(DESTDIR)$(PREFIX)/bin/bundlefs" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_bundlefs"
+	"$(DESTDIR)$(PREFIX)/bin/bundlefs" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/bundlefs.fish"
+	@echo "installed in $(DESTDIR)$(PREFIX); next: write ~/.config/bundlefs/bundlefs.conf, then"
+	@echo "  systemctl --user daemon-reload && systemctl --user enable --now bundlefs.service"
+
+uninstall:
+	@if [ -d "$(UNITDIR)" ] && command -v systemctl >/dev/null && [ -z "$(DESTDIR)" ] && systemctl --user is-active --quiet bundlefs.service 2>/dev/null; then \
+		echo "stopping bundlefs.service"; systemctl --user disable --now bundlefs.service; fi
+	for file in $(INSTALLED); do rm -f "$(DESTDIR)$(PREFIX)/$$file"; done
 
 clean:
 	rm -rf .build $(DEMO) bench-out

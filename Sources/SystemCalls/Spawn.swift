@@ -7,15 +7,33 @@ import CSystemShims
 /// started threads, as the Swift runtime may have, is not safe).
 public enum Spawn {
     /// Starts /proc/self/exe with `arguments` (argv[0] excluded) and extra environment variables;
-    /// its standard output goes to `standardOutput`, stdin and stderr are inherited, and every
-    /// other descriptor is closed.
+    /// its standard output goes to `standardOutput`, stdin and stderr are inherited.
     public static func this(arguments: [String], environment extra: [String: String], standardOutput: Int32) throws -> Int32 {
+        try start("/proc/self/exe", name: "bundlefs", arguments: arguments, environment: extra, standardOutput: standardOutput)
+    }
+
+    /// Runs `executable` with its standard streams on /dev/null and waits for it; for programs
+    /// that leave a daemon behind (bindfs), which must not hold any of our descriptors.
+    public static func runDetached(_ executable: String, arguments: [String]) throws -> Int32 {
+        let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw SystemError.last("open", path: "/dev/null") }
+        defer { close(null) }
+        return wait(try start(executable, name: executable, arguments: arguments, environment: [:], standardOutput: null, standardError: null))
+    }
+
+    /// posix_spawn with every descriptor but the standard streams closed in the child.
+    static func start(_ executable: String, name: String, arguments: [String], environment extra: [String: String],
+                      standardOutput: Int32, standardError: Int32? = nil) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        if let standardError {
+            posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+            posix_spawn_file_actions_adddup2(&actions, standardError, 0)
+        }
         bfs_spawn_close_from(&actions, 3)
-        let argv = try (["bundlefs"] + arguments).map { argument in try FileNameCoding.withCString(argument) { strdup($0) } }
+        let argv = try ([name] + arguments).map { argument in try FileNameCoding.withCString(argument) { strdup($0) } }
         var environment: [String] = []
         var index = 0
         while let entry = environ[index] {
@@ -29,11 +47,11 @@ public enum Spawn {
         var pid: pid_t = 0
         let result = (argv + [nil]).withUnsafeBufferPointer { argvBuffer in
             (envp + [nil]).withUnsafeBufferPointer { envpBuffer in
-                posix_spawn(&pid, "/proc/self/exe", &actions, nil,
+                posix_spawn(&pid, executable, &actions, nil,
                             UnsafeMutablePointer(mutating: argvBuffer.baseAddress!), UnsafeMutablePointer(mutating: envpBuffer.baseAddress!))
             }
         }
-        if result != 0 { throw SystemError(errno: result, operation: "posix_spawn", path: "/proc/self/exe") }
+        if result != 0 { throw SystemError(errno: result, operation: "posix_spawn", path: executable) }
         return pid
     }
 

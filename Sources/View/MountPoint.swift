@@ -18,7 +18,7 @@ enum MountPoint {
             }
         }
         if status.st_mode & S_IFMT != S_IFDIR { throw MountError("the mount point \(mountPoint) is not a directory") }
-        if isMountPoint(mountPoint) {
+        if MountTable.isMountPoint(mountPoint) {
             // A dead FUSE mount may still stat from the kernel's cache; opening it tells.
             do {
                 _ = try Descriptor.open(mountPoint, flags: Descriptor.directoryNoFollowFinal)
@@ -39,34 +39,16 @@ enum MountPoint {
         MountError("\(mountPoint) is a FUSE mount whose daemon is gone; unmount it with `fusermount3 -uz \(mountPoint)` and mount again")
     }
 
-    /// Whether a file system is mounted exactly at `path` (bind mounts included), from
-    /// /proc/self/mountinfo, whose mount points escape space, tab, newline and backslash in octal.
-    static func isMountPoint(_ path: String) -> Bool {
-        guard let canonical = try? Paths.resolved(path),
-              let file = try? Descriptor.open("/proc/self/mountinfo", flags: Descriptor.readOnly),
-              let bytes = try? file.readToEnd(limit: 64 << 20)
-        else { return false }
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-            guard fields.count > 4 else { continue }
-            if FileNameCoding.string(from: unescape(fields[4])) == canonical { return true }
+    /// Whether `mountPoint` is a FUSE mount whose daemon is gone (it answers ENOTCONN).
+    static func isDead(_ mountPoint: String) -> Bool {
+        guard MountTable.isMountPoint(mountPoint) else { return false }
+        do {
+            _ = try Descriptor.open(mountPoint, flags: Descriptor.directoryNoFollowFinal)
+            return false
+        } catch let error as SystemError {
+            return error.errno == ENOTCONN
+        } catch {
+            return false
         }
-        return false
-    }
-
-    static func unescape(_ field: ArraySlice<UInt8>) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = field.startIndex
-        while index < field.endIndex {
-            if field[index] == UInt8(ascii: "\\"), index + 3 < field.endIndex,
-               let value = UInt8(String(decoding: field[index + 1...index + 3], as: UTF8.self), radix: 8) {
-                result.append(value)
-                index += 4
-            } else {
-                result.append(field[index])
-                index += 1
-            }
-        }
-        return result
     }
 }

@@ -20,7 +20,10 @@ struct Settings {
     var runs = 3
     var lookups = 20_000
     var output = "bench-out"
+    var index = true
     var watch = true
+    var view = true
+    var million = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
@@ -33,9 +36,12 @@ struct Settings {
             case "--lookups": lookups = Int(iterator.next() ?? "") ?? lookups
             case "--output": output = iterator.next() ?? output
             case "--binary": binary = iterator.next() ?? binary
+            case "--skip-index": index = false
             case "--skip-watch": watch = false
+            case "--skip-view": view = false
+            case "--skip-million": million = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
-            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-watch")
+            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-index --skip-watch --skip-view --skip-million")
             }
         }
         output = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
@@ -89,55 +95,57 @@ let (directoryCount, entryCount) = BareWalk.walk(treeRoot) // also warms the cac
 var report = Report(title: "bundlefs benchmark: \(settings.bundles) bundles, \(directoryCount) directories, \(entryCount) entries; median of \(settings.runs) runs, warm cache, \(Threads.processorCount) cores")
 report.notes.append("binary: \(settings.binary)")
 
-// Baselines.
-let find = "/usr/bin/find"
-_ = Timing.run(find, [treeRoot])
-let findWalk = Timing.median(settings.runs) { Timing.run(find, [treeRoot]) }
-let inProcessWalk = Timing.median(settings.runs) { Timing.seconds { _ = BareWalk.walk(treeRoot) } }
-let findDirectories = Timing.median(settings.runs) { Timing.run(find, [treeRoot, "-type", "d"]) }
-let walk = min(findWalk, inProcessWalk)
-report.notes.append(String(format: "baselines: `find ROOT` %.3f s, in-process getdents walk %.3f s, `find ROOT -type d` %.3f s", findWalk, inProcessWalk, findDirectories))
+if settings.index {
+    // Baselines.
+    let find = "/usr/bin/find"
+    _ = Timing.run(find, [treeRoot])
+    let findWalk = Timing.median(settings.runs) { Timing.run(find, [treeRoot]) }
+    let inProcessWalk = Timing.median(settings.runs) { Timing.seconds { _ = BareWalk.walk(treeRoot) } }
+    let findDirectories = Timing.median(settings.runs) { Timing.run(find, [treeRoot, "-type", "d"]) }
+    let walk = min(findWalk, inProcessWalk)
+    report.notes.append(String(format: "baselines: `find ROOT` %.3f s, in-process getdents walk %.3f s, `find ROOT -type d` %.3f s", findWalk, inProcessWalk, findDirectories))
 
-// Initial index: a fresh catalogue each run.
-func removeCatalogue() {
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
-}
-let environment = ["BUNDLEFS_CATALOGUE": cataloguePath]
-// One untimed run first: `find` warms directories, not the files an index reads.
-removeCatalogue()
-_ = Timing.run(settings.binary, ["index", treeRoot], environment: environment)
-let initial = Timing.median(settings.runs) {
-    removeCatalogue()
-    return Timing.run(settings.binary, ["index", treeRoot], environment: environment)
-}
-report.add("initial index", seconds: initial, against: "find", baselineSeconds: findWalk, goal: "≤ 1.5x")
-report.add("initial index", seconds: initial, against: "getdents walk", baselineSeconds: inProcessWalk, goal: "(≤ 1.5x)")
-
-// The same scan without catalogue writes, to show where the time goes.
-func scanOnly(threads: Int) -> Double {
-    Timing.median(settings.runs) {
-        Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: treeRoot), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
+    // Initial index: a fresh catalogue each run.
+    func removeCatalogue() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
     }
-}
-let scanOneThread = scanOnly(threads: 1)
-let scanAllThreads = scanOnly(threads: Threads.processorCount)
-report.notes.append(String(format: "initial scan without catalogue writes: %.3f s on 1 thread, %.3f s on %d (%.2fx the bare walk)",
-                           scanOneThread, scanAllThreads, Threads.processorCount, scanAllThreads / walk))
+    let environment = ["BUNDLEFS_CATALOGUE": cataloguePath]
+    // One untimed run first: `find` warms directories, not the files an index reads.
+    removeCatalogue()
+    _ = Timing.run(settings.binary, ["index", treeRoot], environment: environment)
+    let initial = Timing.median(settings.runs) {
+        removeCatalogue()
+        return Timing.run(settings.binary, ["index", treeRoot], environment: environment)
+    }
+    report.add("initial index", seconds: initial, against: "find", baselineSeconds: findWalk, goal: "≤ 1.5x")
+    report.add("initial index", seconds: initial, against: "getdents walk", baselineSeconds: inProcessWalk, goal: "(≤ 1.5x)")
 
-// Re-index with nothing changed (the catalogue of the last initial run).
-let again = Timing.median(settings.runs) { Timing.run(settings.binary, ["index", treeRoot], environment: environment) }
-report.add("re-index, nothing changed", seconds: again, against: "find -type d", baselineSeconds: findDirectories, goal: "≤ 2x")
+    // The same scan without catalogue writes, to show where the time goes.
+    func scanOnly(threads: Int) -> Double {
+        Timing.median(settings.runs) {
+            Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: treeRoot), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
+        }
+    }
+    let scanOneThread = scanOnly(threads: 1)
+    let scanAllThreads = scanOnly(threads: Threads.processorCount)
+    report.notes.append(String(format: "initial scan without catalogue writes: %.3f s on 1 thread, %.3f s on %d (%.2fx the bare walk)",
+                               scanOneThread, scanAllThreads, Threads.processorCount, scanAllThreads / walk))
 
-// Lookups by identifier, in process, through the same API `bundlefs query` uses.
-let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
-var generator = SeededGenerator(seed: 7)
-let identifiers = (0..<settings.lookups).map { _ in BenchmarkTree.identifier(Int.random(in: 0..<settings.bundles, using: &generator)) }
-var found = 0
-let lookupSeconds = Timing.seconds {
-    for identifier in identifiers { found += try! catalogue.bundles(matching: BundleQuery(identifier: identifier)).count }
+    // Re-index with nothing changed (the catalogue of the last initial run).
+    let again = Timing.median(settings.runs) { Timing.run(settings.binary, ["index", treeRoot], environment: environment) }
+    report.add("re-index, nothing changed", seconds: again, against: "find -type d", baselineSeconds: findDirectories, goal: "≤ 2x")
+
+    // Lookups by identifier, in process, through the same API `bundlefs query` uses.
+    let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
+    var generator = SeededGenerator(seed: 7)
+    let identifiers = (0..<settings.lookups).map { _ in BenchmarkTree.identifier(Int.random(in: 0..<settings.bundles, using: &generator)) }
+    var found = 0
+    let lookupSeconds = Timing.seconds {
+        for identifier in identifiers { found += try! catalogue.bundles(matching: BundleQuery(identifier: identifier)).count }
+    }
+    precondition(found == settings.lookups, "every looked-up identifier exists once; found \(found)")
+    report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
 }
-precondition(found == settings.lookups, "every looked-up identifier exists once; found \(found)")
-report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
 
 if settings.watch {
     progress("watcher figures: a fresh tree of \(settings.bundles) bundles, \(settings.latencyChanges) single changes, then a storm ...")
@@ -148,6 +156,12 @@ if settings.watch {
     report.add("storm of \(figures.stormChanges) changes", value: String(format: "converged %.2f s after the last (%@, %d overflows)",
                figures.convergeSeconds, figures.converged ? "equal to a fresh index" : "NOT equal to a fresh index", figures.overflows),
                goal: "converges, nothing lost")
+}
+
+if settings.view {
+    progress("view figures: native, bindfs and the view on the same warm trees ...")
+    try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs,
+                      million: settings.million, report: &report)
 }
 
 let text = report.rendered

@@ -9,6 +9,9 @@ public final class MountedView: @unchecked Sendable {
     public let mountPoint: String
     public let catalogue: String
     let logFile: String
+    /// Set once the daemon has exited and unmounted: from then on the mount point may hold
+    /// another mount, which releasing this one must not touch.
+    private var finished = false
 
     public init(source: String, mountPoint: String, catalogue: String, languages: String, logFile: String,
                 arguments: [String] = [], environment: [String: String] = [:]) throws {
@@ -49,10 +52,12 @@ public final class MountedView: @unchecked Sendable {
     public func stop(_ signal: Int32 = SIGTERM, timeout: Double = 30) throws -> Int32 {
         if process.isRunning { kill(pid, signal) }
         try poll(timeout: timeout, "bundlefs mount to exit") { !process.isRunning }
+        if !isMounted(mountPoint) { finished = true }
         return process.terminationStatus
     }
 
     func cleanUp() {
+        if finished { return }
         if process.isRunning {
             kill(pid, SIGTERM)
             let deadline = Date().addingTimeInterval(10)
@@ -66,13 +71,5 @@ public final class MountedView: @unchecked Sendable {
     deinit { cleanUp() }
 }
 
-/// Whether something is mounted exactly at `path`, from /proc/self/mountinfo.
-public func isMounted(_ path: String) -> Bool {
-    guard let text = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return false }
-    let escaped = path.replacingOccurrences(of: "\\", with: "\\134").replacingOccurrences(of: " ", with: "\\040")
-        .replacingOccurrences(of: "\t", with: "\\011").replacingOccurrences(of: "\n", with: "\\012")
-    return text.split(separator: "\n").contains { line in
-        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-        return fields.count > 4 && fields[4] == escaped
-    }
-}
+/// Whether something is mounted exactly at `path`.
+public func isMounted(_ path: String) -> Bool { MountTable.isMountPoint(path) }
