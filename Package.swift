@@ -9,6 +9,7 @@ import PackageDescription
 //   Indexer       scanner → catalogue: initial and incremental index runs
 //   Watcher       inotify → catalogue: keeps it current
 //   View          the FUSE view (libfuse 3 low-level API), fed by the watcher
+//   Service       `serve` under systemd: configuration, the notify protocol, status and watchdog
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -57,9 +58,13 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
+            name: "Service",
+            dependencies: ["View", "BundleModel", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        .target(
             name: "BundleFSCommands",
             dependencies: [
-                "View", "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
+                "Service", "View", "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -96,6 +101,10 @@ let package = Package(
                 "View", "TestSupport", "Fixtures", "Catalogue", "BundleModel", "SystemCalls", "bundlefs",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["Service", "View", "TestSupport", "Catalogue", "BundleModel", "SystemCalls", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

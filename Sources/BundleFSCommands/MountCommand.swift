@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Catalogue
 import Indexer
+import Logging
 import Scanner
 import SystemCalls
 import View
@@ -58,21 +60,26 @@ struct MountCommand: ParsableCommand {
     }
 
     func makeMount() throws -> ViewMount {
-        let logger = common.logger("bundlefs.mount", defaultLevel: .warning)
-        let root: String
-        do { root = try Indexer.canonicalRoot(absolutePath(source)) } catch { throw UserError("\(error)") }
         var settings = MountSettings()
         settings.languages = try common.languages()
         settings.threads = threads
         settings.allowOther = allowOther
+        return try Self.makeMount(source: source, mountPoint: mountPoint, catalogue: try common.openCatalogue(.readWrite),
+                                  settings: settings, logger: common.logger("bundlefs.mount", defaultLevel: .warning))
+    }
+
+    /// The view over `source`, with errors worded for the user (shared with `serve`).
+    static func makeMount(source: String, mountPoint: String, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws -> ViewMount {
+        let root: String
+        do { root = try Indexer.canonicalRoot(absolutePath(source)) } catch { throw UserError("\(error)") }
+        var settings = settings
         settings.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
-        let catalogue = try common.openCatalogue(.readWrite)
         do {
             return try ViewMount(source: root, mountPoint: absolutePath(mountPoint), catalogue: catalogue, settings: settings, logger: logger)
         } catch let error as MountError {
             throw UserError("\(error)")
         } catch let error as WatchError {
-            throw UserError("\(error); give the mount its own catalogue with --catalogue")
+            throw UserError("\(error); give each view its own catalogue with --catalogue")
         }
     }
 

@@ -27,9 +27,9 @@ public struct MountSettings: Sendable {
 /// mounted on top, fed by it. `run` returns once stopped (SIGINT/SIGTERM call `stop`) or the
 /// file system was unmounted from outside.
 public final class ViewMount: @unchecked Sendable {
-    let source: String
-    let mountPoint: String
-    let catalogue: Catalogue
+    public let source: String
+    public let mountPoint: String
+    public let catalogue: Catalogue
     let settings: MountSettings
     let logger: Logger
     let watcher: Watcher
@@ -90,9 +90,12 @@ public final class ViewMount: @unchecked Sendable {
         if stopNow { return }
         logger.info("mounted \(source) on \(mountPoint)")
         ready()
-        _ = session.run(threads: settings.threads)
-        lock.withLock { self.session = nil }
-        logger.info("unmounting \(mountPoint)")
+        let loopResult = session.run(threads: settings.threads)
+        let requested = lock.withLock { () -> Bool in
+            self.session = nil
+            return stopRequested
+        }
+        logger.info("unmounting \(mountPoint)\(requested ? "" : " (the FUSE loop ended by itself: \(loopResult))")")
         if case let .failed(error) = lock.withLock({ watcherState }) { throw error }
     }
 
@@ -130,6 +133,21 @@ public final class ViewMount: @unchecked Sendable {
         watcher.stop()
         session?.stop()
     }
+
+    /// Lazily unmounts a dead mount left at `mountPoint` by a daemon that was killed, so that a
+    /// restarted service can mount again; returns whether there was one. Used by `serve`, whose
+    /// mount point is its own; `mount` leaves the decision to the user.
+    public static func clearDeadMount(at mountPoint: String, logger: Logger) -> Bool {
+        guard MountPoint.isDead(mountPoint) else { return false }
+        logger.warning("\(mountPoint) is a dead mount left by an earlier daemon; unmounting it")
+        for fusermount in ["/usr/bin/fusermount3", "/bin/fusermount3"] where access(fusermount, X_OK) == 0 {
+            return ((try? Spawn.runDetached(fusermount, arguments: ["-uz", mountPoint])) ?? -1) == 0
+        }
+        return false
+    }
+
+    /// The watcher's scan counters (the first index's progress).
+    public var progress: ScanProgress { watcher.progress }
 
     /// SIGHUP: rescan the source.
     public func requestRescan() { watcher.requestRescan() }

@@ -27,7 +27,7 @@ extension Watcher {
         status.state = reason == nil ? "starting" : "rescanning"
         try writeStatus()
         for root in roots {
-            _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root)
+            _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root, progress: progress)
             try rebuildTree(root: root)
             try verifyBundles(root: root)
         }

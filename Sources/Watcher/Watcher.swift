@@ -50,6 +50,8 @@ public final class Watcher: @unchecked Sendable {
     var reportedUnwatched = 0
     /// Told what each turn changed, after it is written (see `WatchUpdate`); set before `run`.
     public var observer: (@Sendable (WatchUpdate) -> Void)?
+    /// Counters of the scans this watcher runs (the first index and rescans), for status lines.
+    public let progress = ScanProgress()
     var pendingUpdate = WatchUpdate()
 
     /// - Parameters:

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Catalogue
+import Foundation
+import Service
+import SystemCalls
+import View
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Watch and mount in the foreground, as a systemd service.",
+        discussion: """
+            Serves SOURCE at MOUNTPOINT like `bundlefs mount -f`, telling systemd what it does through \
+            $NOTIFY_SOCKET: READY=1 once the catalogue is current and the view is mounted, STATUS= \
+            with progress and counts, STOPPING=1, and WATCHDOG=1 when $WATCHDOG_USEC is set. SIGHUP \
+            rescans the source; SIGTERM or SIGINT unmounts and exits 0. Without SOURCE and MOUNTPOINT \
+            it reads a configuration file (--config, default $XDG_CONFIG_HOME/bundlefs/bundlefs.conf) \
+            of `key = value` lines: source, mountpoint, languages, catalogue, threads, allow-other.
+            """)
+
+    @Argument(help: ArgumentHelp("The directory tree to show (or from the configuration).", valueName: "source"))
+    var source: String?
+
+    @Argument(help: ArgumentHelp("Where to mount the view (or from the configuration).", valueName: "mountpoint"))
+    var mountPoint: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file to read when no SOURCE is given.", valueName: "file"))
+    var configurationFile: String?
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: ArgumentHelp("Threads serving requests (default 1, or the configuration's).", valueName: "n"))
+    var threads: Int?
+
+    @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
+    var allowOther = false
+
+    func validate() throws {
+        if (source == nil) != (mountPoint == nil) { throw ValidationError("give both SOURCE and MOUNTPOINT, or neither (to read the configuration)") }
+        if source != nil && configurationFile != nil { throw ValidationError("--config is read only when no SOURCE and MOUNTPOINT are given") }
+        if let threads, threads < 1 || threads > 64 { throw ValidationError("--threads must be between 1 and 64") }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let (configuration, cataloguePath) = try resolve(environment: environment)
+        Signals.block(Signals.stopping + [SIGUSR1])
+        var settings = MountSettings()
+        settings.languages = try common.languageList == nil ? configuration.languages ?? common.languages() : common.languages()
+        settings.threads = threads ?? configuration.threads
+        settings.allowOther = allowOther || configuration.allowOther
+        let catalogue: Catalogue
+        do { catalogue = try Catalogue(path: cataloguePath, mode: .readWrite) } catch let error as CatalogueError { throw UserError("\(error)") }
+        let logger = common.logger("bundlefs.serve", defaultLevel: .info)
+        // After a crash, systemd restarts us on our own dead mount: clear it rather than fail.
+        _ = ViewMount.clearDeadMount(at: absolutePath(configuration.mountPoint), logger: logger)
+        let mount = try MountCommand.makeMount(source: configuration.source, mountPoint: configuration.mountPoint,
+                                               catalogue: catalogue, settings: settings, logger: logger)
+        let service = Service(mount: mount, environment: environment, logger: logger)
+        Signals.handle { signal in
+            if signal == SIGHUP { service.rescan() } else { service.stop() }
+        }
+        try service.run()
+    }
+
+    /// What to serve and which catalogue: the arguments, or the configuration file; --catalogue
+    /// wins over the file's `catalogue`, which wins over the default for that file.
+    func resolve(environment: [String: String]) throws -> (ServeConfiguration, String) {
+        if let source, let mountPoint {
+            return (ServeConfiguration(source: source, mountPoint: mountPoint), common.catalogueFile)
+        }
+        let file = configurationFile.map { absolutePath($0) } ?? ServeConfiguration.defaultPath(environment: environment)
+        let configuration: ServeConfiguration
+        do {
+            configuration = try ServeConfiguration.load(file, home: environment["HOME"] ?? NSHomeDirectory())
+        } catch {
+            throw UserError("configuration \(error)")
+        }
+        let catalogue = common.cataloguePath.map { absolutePath($0) } ?? configuration.catalogue
+            ?? ServeConfiguration.defaultCatalogue(forConfiguration: file, defaultCatalogue: common.catalogueFile)
+        return (configuration, catalogue)
+    }
+}

@@ -1,0 +1,59 @@
+import Service
+import Testing
+
+/// The configuration file: what it accepts, and one clear error for each thing it refuses.
+struct ConfigurationTests {
+    func parse(_ text: String) throws(ConfigurationError) -> ServeConfiguration {
+        try ServeConfiguration.parse(text, file: "test.conf", home: "/home/ada")
+    }
+
+    func error(_ text: String) -> String {
+        do {
+            _ = try parse(text)
+            return "no error"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func everySetting() throws {
+        let configuration = try parse("""
+            # comment
+            source = ~/Bundles
+              MountPoint=/mnt/my view\t
+            languages = de-CH, en
+            catalogue = ~/.cache/bundlefs/mine.sqlite
+            threads = 2
+            allow-other = yes
+            """)
+        #expect(configuration.source == "/home/ada/Bundles")
+        #expect(configuration.mountPoint == "/mnt/my view")
+        #expect(configuration.languages?.map(\.description) == ["de-CH", "en"])
+        #expect(configuration.catalogue == "/home/ada/.cache/bundlefs/mine.sqlite")
+        #expect(configuration.threads == 2 && configuration.allowOther)
+        let minimal = try parse("source = /a\nmountpoint = /b\n")
+        #expect(minimal.languages == nil && minimal.catalogue == nil && minimal.threads == 1 && !minimal.allowOther)
+    }
+
+    @Test func errorsNameTheLine() {
+        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other)")
+        #expect(error("source = /a\nsource = /b") == "test.conf:2: `source` is already set on line 1")
+        #expect(error("source /a") == "test.conf:1: expected `key = value`, found `source /a`")
+        #expect(error("source = a\nmountpoint = /b") == "test.conf:1: `source` must be an absolute path or start with `~/`, not `a`")
+        #expect(error("source = /a") == "test.conf: `mountpoint` is not set")
+        #expect(error("mountpoint = /a") == "test.conf: `source` is not set")
+        #expect(error("source = /a\nmountpoint = /b\nthreads = 0") == "test.conf:3: `threads` must be a whole number from 1 to 64, not `0`")
+        #expect(error("source = /a\nmountpoint = /b\nallow-other = maybe") == "test.conf:3: `allow-other` must be yes or no, not `maybe`")
+        #expect(error("source = /a\nmountpoint = /b\nlanguages = ") == "test.conf:3: `languages` has no value")
+        #expect(error("source = /a\nmountpoint = /b\nlanguages = !!").hasPrefix("test.conf:3: `languages`: "))
+    }
+
+    @Test func servicesSideBySideGetTheirOwnCatalogues() {
+        let fallback = "/home/ada/.cache/bundlefs/catalogue.sqlite"
+        #expect(ServeConfiguration.defaultCatalogue(forConfiguration: "/c/bundlefs/bundlefs.conf", defaultCatalogue: fallback) == fallback)
+        #expect(ServeConfiguration.defaultCatalogue(forConfiguration: "/c/bundlefs/work.conf", defaultCatalogue: fallback)
+                == "/home/ada/.cache/bundlefs/work.sqlite")
+        #expect(ServeConfiguration.defaultPath(environment: ["HOME": "/home/ada"]) == "/home/ada/.config/bundlefs/bundlefs.conf")
+        #expect(ServeConfiguration.defaultPath(environment: ["HOME": "/home/ada", "XDG_CONFIG_HOME": "/x"]) == "/x/bundlefs/bundlefs.conf")
+    }
+}

@@ -1,0 +1,123 @@
+import Fixtures
+import Foundation
+import SystemCalls
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bundlefs serve` as systemd runs it: a real process, a real notify socket, a real mount.
+@Suite(.serialized) struct ServeTests {
+    let directory = TemporaryDirectory("serve")
+    var source: String { directory.appending("source") }
+
+    init() { SampleTree.write(to: directory.appending("source")) }
+
+    /// Starts `bundlefs serve` with NOTIFY_SOCKET pointing at a socket this test reads.
+    func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, NotifySocket) {
+        let socket = try NotifySocket(path: directory.appending("notify-\(UInt32.random(in: 0...UInt32.max)).sock"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Subprocess.bundlefs)
+        process.arguments = ["serve"] + arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["NOTIFY_SOCKET"] = socket.path
+        merged["BUNDLEFS_SETTLE_MS"] = "10"
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let log = directory.appending("serve.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, socket)
+    }
+
+    func finish(_ process: Process, mountPoint: String) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        if isMounted(mountPoint) { _ = try? Subprocess.run("/usr/bin/fusermount3", ["-uz", mountPoint]) }
+    }
+
+    @Test func readyOnlyWhenMountedThenStoppingAndACleanExit() throws {
+        let mountPoint = directory.appending("mnt")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let (process, socket) = try serve([source, mountPoint, "--catalogue", directory.appending("catalogue.sqlite"), "--lang", "de"],
+                                          environment: ["WATCHDOG_USEC": "400000"])
+        defer { finish(process, mountPoint: mountPoint) }
+
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        #expect(isMounted(mountPoint), "READY=1 is sent only once the view is mounted")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: Paths.join(mountPoint, "Applications")).contains("Schach"))
+        let serving = try socket.waitFor(timeout: 10, "a status with counts") { $0.hasPrefix("STATUS=serving") }
+        #expect(serving.contains("bundles in"), "\(serving)")
+        try socket.waitFor(timeout: 5, "WATCHDOG=1 (WATCHDOG_USEC is set)") { $0 == "WATCHDOG=1" }
+
+        kill(process.processIdentifier, SIGHUP)
+        try socket.waitFor(timeout: 10, "the rescan's status") { $0.hasPrefix("STATUS=rescanning") }
+
+        kill(process.processIdentifier, SIGTERM)
+        try socket.waitFor(timeout: 30, "STOPPING=1") { $0 == "STOPPING=1" }
+        try poll(timeout: 30, "serve to exit") { !process.isRunning }
+        #expect(process.terminationStatus == 0)
+        #expect(!isMounted(mountPoint), "the view is unmounted on SIGTERM")
+    }
+
+    @Test func withoutArgumentsItServesTheConfiguration() throws {
+        let mountPoint = directory.appending("configured mount")
+        let configHome = directory.appending("config")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: Paths.join(configHome, "bundlefs"), withIntermediateDirectories: true)
+        try """
+            # served by the test
+            source = \(source)
+            mountpoint = \(mountPoint)
+            languages = de-CH, en
+            """.write(toFile: Paths.join(configHome, "bundlefs/bundlefs.conf"), atomically: true, encoding: .utf8)
+        let cache = directory.appending("cache")
+        let (process, socket) = try serve([], environment: ["XDG_CONFIG_HOME": configHome, "XDG_CACHE_HOME": cache,
+                                                            "BUNDLEFS_CATALOGUE": "", "LANG": "C"])
+        defer { finish(process, mountPoint: mountPoint) }
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: Paths.join(mountPoint, "Applications")).contains("Schach"),
+                "the configuration's languages apply")
+        #expect(FileManager.default.fileExists(atPath: Paths.join(cache, "bundlefs/catalogue.sqlite")), "the default catalogue")
+        kill(process.processIdentifier, SIGINT)
+        try poll(timeout: 30, "serve to exit") { !process.isRunning }
+        #expect(process.terminationStatus == 0)
+        #expect(!isMounted(mountPoint))
+    }
+
+    @Test func aRestartAfterACrashClearsItsDeadMount() throws {
+        let mountPoint = directory.appending("crash-mnt")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let arguments = [source, mountPoint, "--catalogue", directory.appending("crash.sqlite")]
+        let (crashed, socket) = try serve(arguments)
+        defer { finish(crashed, mountPoint: mountPoint) }
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        kill(crashed.processIdentifier, SIGKILL)
+        crashed.waitUntilExit()
+        #expect(opendir(mountPoint) == nil && errno == ENOTCONN, "a killed daemon leaves a dead mount")
+
+        let (restarted, again) = try serve(arguments)
+        defer { finish(restarted, mountPoint: mountPoint) }
+        try again.waitFor(timeout: 120, "READY=1 after the restart") { $0 == "READY=1" }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).contains("Applications"))
+        kill(restarted.processIdentifier, SIGTERM)
+        try poll(timeout: 30, "serve to exit") { !restarted.isRunning }
+        #expect(restarted.terminationStatus == 0 && !isMounted(mountPoint))
+    }
+
+    @Test func aBadConfigurationIsOneLineNamingFileAndLine() throws {
+        let file = directory.appending("bad.conf")
+        try "source = \(source)\nmountpoint = relative/path\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try Subprocess.run(Subprocess.bundlefs, ["serve", "--config", file])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("\(file):2:") && result.standardError.contains("absolute path"), "\(result)")
+        let missing = try Subprocess.run(Subprocess.bundlefs, ["serve", "--config", directory.appending("absent.conf")])
+        #expect(missing.status == 1 && missing.standardError.contains("absent.conf") && missing.standardError.contains("cannot be read"),
+                "\(missing)")
+        let half = try Subprocess.run(Subprocess.bundlefs, ["serve", source])
+        #expect(half.status == 1 && half.standardError.contains("both SOURCE and MOUNTPOINT"), "\(half)")
+    }
+}
