@@ -33,8 +33,14 @@ import Glibc
         return (process, socket)
     }
 
+    /// Whether the process is gone, asking the kernel too: Foundation's `isRunning` alone has
+    /// been seen to turn false while the child still ran.
+    func hasExited(_ process: Process) -> Bool {
+        !process.isRunning && kill(process.processIdentifier, 0) != 0
+    }
+
     func finish(_ process: Process, mountPoint: String) {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !hasExited(process) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         if isMounted(mountPoint) { _ = try? Subprocess.run("/usr/bin/fusermount3", ["-uz", mountPoint]) }
     }
@@ -58,7 +64,7 @@ import Glibc
 
         kill(process.processIdentifier, SIGTERM)
         try socket.waitFor(timeout: 30, "STOPPING=1") { $0 == "STOPPING=1" }
-        try poll(timeout: 30, "serve to exit") { !process.isRunning }
+        try poll(timeout: 30, "serve to exit") { hasExited(process) }
         #expect(process.terminationStatus == 0)
         #expect(!isMounted(mountPoint), "the view is unmounted on SIGTERM")
     }
@@ -83,7 +89,7 @@ import Glibc
                 "the configuration's languages apply")
         #expect(FileManager.default.fileExists(atPath: Paths.join(cache, "bundlefs/catalogue.sqlite")), "the default catalogue")
         kill(process.processIdentifier, SIGINT)
-        try poll(timeout: 30, "serve to exit") { !process.isRunning }
+        try poll(timeout: 30, "serve to exit") { hasExited(process) }
         #expect(process.terminationStatus == 0)
         #expect(!isMounted(mountPoint))
     }
@@ -104,7 +110,7 @@ import Glibc
         try again.waitFor(timeout: 120, "READY=1 after the restart") { $0 == "READY=1" }
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).contains("Applications"))
         kill(restarted.processIdentifier, SIGTERM)
-        try poll(timeout: 30, "serve to exit") { !restarted.isRunning }
+        try poll(timeout: 30, "serve to exit") { hasExited(restarted) }
         #expect(restarted.terminationStatus == 0 && !isMounted(mountPoint))
     }
 

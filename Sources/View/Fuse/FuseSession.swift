@@ -56,7 +56,7 @@ final class FuseSession: @unchecked Sendable {
     /// Serves requests on the calling thread (and, with `threads` > 1, on libfuse's workers)
     /// until `stop()` or an unmount from outside.
     func run(threads: Int) -> Int32 {
-        loopThread = pthread_self()
+        stopping.withLock { loopThread = pthread_self() }
         // Only this thread takes the wake-up signal, which interrupts its read of /dev/fuse.
         Signals.acceptInterruptions(by: SIGUSR1)
         let result = threads > 1
@@ -71,7 +71,8 @@ final class FuseSession: @unchecked Sendable {
     /// blocking read, again until it notices (a signal can land just before the read starts).
     func stop() {
         fuse_session_exit(handle)
-        guard let thread = loopThread else { return }
+        // Before the loop starts, the exit flag alone stops it: the loop checks it first.
+        guard let thread = stopping.withLock({ loopThread }) else { return }
         for _ in 0..<100 {
             if stopping.withLock({ loopFinished }) { return }
             pthread_kill(thread, SIGUSR1)
