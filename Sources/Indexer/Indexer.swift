@@ -76,7 +76,7 @@ public struct Indexer: Sendable {
 
         var summary = IndexSummary(root: rootPath)
         summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).claimed.sorted()
-        try catalogue.recordRoot(rootPath, indexedAt: Double(wallClock()) / 1e9)
+        try catalogue.recordRoot(rootPath, indexedAt: Double(Clocks.wallNanoseconds()) / 1e9)
 
         let counts = try catalogue.counts(under: rootPath)
         summary.directoriesVisited = progress.directoriesVisited
@@ -129,7 +129,7 @@ public struct Indexer: Sendable {
             case .unreadable: continue
             }
         }
-        try catalogue.apply(events, scannedAt: Double(wallClock()) / 1e9)
+        try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9)
         return ClaimsReconciliation(claimed: claimed, changes: events)
     }
 }
@@ -143,14 +143,8 @@ final class CatalogueSink: ScanSink, @unchecked Sendable {
 
     func receive(_ events: [ScanEvent]) {
         guard failure == nil else { return }
-        do { try catalogue.apply(events, scannedAt: Double(wallClock()) / 1e9) } catch { failure = error }
+        do { try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) } catch { failure = error }
     }
 
     func check() throws { if let failure { throw failure } }
-}
-
-public func wallClock() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

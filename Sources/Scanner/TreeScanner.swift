@@ -162,9 +162,3 @@ public final class TreeScanner: Sendable {
         return true
     }
 }
-
-func wallClockNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}

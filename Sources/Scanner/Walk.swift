@@ -181,7 +181,7 @@ final class Walk: Sendable {
         if record != nil { scanner.progress.readBundle() }
         emit(for: path, record.map(TreeScanner.Outcome.bundle) ?? .notABundle, log: &log)
 
-        let now = wallClockNanoseconds()
+        let now = Clocks.wallNanoseconds()
         task.node.row.withLock {
             $0 = DirectoryRow(
                 path: path, changeTime: status.changeTime, inode: status.inode, device: status.device,

@@ -191,7 +191,7 @@ public final class Watcher: @unchecked Sendable {
         nextStatusAt = Self.now() + settings.statusInterval
     }
 
-    static func now() -> Double { Double(wallClock()) / 1e9 }
+    static func now() -> Double { Double(Clocks.wallNanoseconds()) / 1e9 }
 
     static func endsWithUnpairedMove(_ events: [InotifyEvent]) -> Bool {
         guard let last = events.last(where: { $0.mask.contains(.movedFrom) || $0.mask.contains(.movedTo) }) else { return false }

@@ -3,11 +3,7 @@ import SystemCalls
 
 /// Wall-clock timing of commands and closures, reported as the median of several runs.
 enum Timing {
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func now() -> Double { Clocks.monotonicSeconds() }
 
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let clock = ContinuousClock()
