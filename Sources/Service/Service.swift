@@ -60,9 +60,9 @@ public final class Service: @unchecked Sendable {
         var nextStatusAt = 0.0
         var nextPingAt = 0.0
         while true {
-            let isReady: Bool = lock.withLock { finished ? false : ready }
-            if lock.withLock({ finished }) { return }
-            let now = Self.now()
+            let (isReady, isFinished) = lock.withLock { (ready, finished) }
+            if isFinished { return }
+            let now = Clocks.monotonicSeconds()
             if now >= nextStatusAt {
                 let status = statusLine()
                 var fields: [String] = []
@@ -77,7 +77,7 @@ public final class Service: @unchecked Sendable {
                 nextPingAt = now + watchdogInterval
             }
             let wake = min(nextStatusAt, watchdogInterval == nil ? nextStatusAt : nextPingAt)
-            lock.withLock { if !finished { _ = lock.wait(seconds: max(0.01, wake - Self.now())) } }
+            lock.withLock { if !finished { _ = lock.wait(seconds: max(0.01, wake - Clocks.monotonicSeconds())) } }
         }
     }
 
@@ -93,11 +93,5 @@ public final class Service: @unchecked Sendable {
             if status.rescans > 0 { line += ", \(status.rescans) rescans" }
         }
         return line
-    }
-
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

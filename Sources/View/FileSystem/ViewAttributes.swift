@@ -90,12 +90,6 @@ extension ViewFileSystem {
         guard let status = try? FileStatus.of(path), status.type == .directory,
               node.map({ $0.inode == status.inode && $0.device == status.device }) ?? true
         else { throw .notFound }
-        do {
-            return Attributes.package(directory: status, layout: try layouts.layout(of: path))
-        } catch let error as SystemError {
-            throw ViewError(code: error.errno)
-        } catch {
-            throw ViewError(code: EIO)
-        }
+        return try ViewError.translating { Attributes.package(directory: status, layout: try layouts.layout(of: path)) }
     }
 }

@@ -32,15 +32,9 @@ extension ViewFileSystem {
             return FileNameCoding.bytes(of: value)
         case .source, .raw:
             let path = try realPath(id)
-            do {
+            return try ViewError.translating {
                 guard let value = try ExtendedAttributes.value(name, atPath: path) else { throw ViewError(code: ENODATA) }
                 return value
-            } catch let error as SystemError {
-                throw ViewError(code: error.errno)
-            } catch let error as ViewError {
-                throw error
-            } catch {
-                throw ViewError(code: EIO)
             }
         default:
             throw ViewError(code: ENODATA)
@@ -54,15 +48,8 @@ extension ViewFileSystem {
         case .package:
             return try packageAttributes(of: id).map(\.name)
         case .source, .raw:
-            do {
-                return try ExtendedAttributes.names(atPath: try realPath(id)).filter { !Self.isUnsupportedNamespace($0) }
-            } catch let error as SystemError {
-                throw ViewError(code: error.errno)
-            } catch let error as ViewError {
-                throw error
-            } catch {
-                throw ViewError(code: EIO)
-            }
+            let path = try realPath(id)
+            return try ViewError.translating { try ExtendedAttributes.names(atPath: path).filter { !Self.isUnsupportedNamespace($0) } }
         default:
             return []
         }

@@ -11,6 +11,20 @@ struct ViewError: Error {
     let code: Int32
     static let notFound = ViewError(code: ENOENT)
     static let readOnly = ViewError(code: EROFS)
+
+    /// Runs `body`, answering the kernel with a failed system call's errno, a `ViewError` as
+    /// it is, and EIO for anything else.
+    static func translating<T>(_ body: () throws -> T) throws(ViewError) -> T {
+        do {
+            return try body()
+        } catch let error as SystemError {
+            throw ViewError(code: error.errno)
+        } catch let error as ViewError {
+            throw error
+        } catch {
+            throw ViewError(code: EIO)
+        }
+    }
 }
 
 /// How long the kernel may trust what the view says. Real items are invalidated explicitly when
@@ -66,15 +80,9 @@ final class ViewFileSystem: Sendable {
     func listing(_ path: String, mode: DirectoryListing.Mode, fresh: Bool = false) throws(ViewError) -> DirectoryListing {
         let key = ListingCache.Key(path: path, mode: mode)
         if !fresh, let cached = listings.listing(key) { return cached }
-        do {
-            let listing = try DirectoryListing(path: path, mode: mode, packages: packages, root: source)
-            listings.store(listing, for: key)
-            return listing
-        } catch let error as SystemError {
-            throw ViewError(code: error.errno)
-        } catch {
-            throw ViewError(code: EIO)
-        }
+        let listing = try ViewError.translating { try DirectoryListing(path: path, mode: mode, packages: packages, root: source) }
+        listings.store(listing, for: key)
+        return listing
     }
 
     /// Whether a directory changed since it was listed (the watcher's invalidation may not have

@@ -75,12 +75,8 @@ extension ViewFileSystem {
         let node = try node(id)
         guard node.kind == .source || node.kind == .raw else { throw ViewError(code: EINVAL) }
         let path = try realPath(id)
-        do {
-            return try Descriptor.open(Paths.parent(path), flags: O_PATH_DIRECTORY).readLink(Paths.lastComponent(path))
-        } catch let error as SystemError {
-            throw ViewError(code: error.errno)
-        } catch {
-            throw ViewError(code: EIO)
+        return try ViewError.translating {
+            try Descriptor.open(Paths.parent(path), flags: O_PATH_DIRECTORY).readLink(Paths.lastComponent(path))
         }
     }
 
