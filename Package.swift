@@ -34,37 +34,39 @@ let package = Package(
         .target(name: "CFuseShims", dependencies: ["CFuse"]),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
         .target(name: "BundleModel", dependencies: ["SystemCalls"], swiftSettings: strict),
-        .target(name: "Scanner", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Records", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Catalogue",
             dependencies: [
-                "BundleModel", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
+                "BundleModel", "Records", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
-        .target(name: "Indexer", dependencies: ["Scanner", "Catalogue", "BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Indexer", dependencies: ["BundleModel", "Catalogue", "Records", "Scanner", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Watcher",
             dependencies: [
-                "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls",
+                "BundleModel", "Catalogue", "Indexer", "Records", "Scanner", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "View",
             dependencies: [
-                "CFuse", "CFuseShims", "Watcher", "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls",
-                .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "Service",
-            dependencies: ["View", "BundleModel", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BundleModel", "Catalogue", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Service", "View", "Watcher", "Indexer", "Catalogue", "BundleModel", "SystemCalls",
+                "BundleModel", "Catalogue", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -93,7 +95,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "TestSupport",
-            dependencies: ["SystemCalls", "Fixtures", "Catalogue", "Indexer", "Scanner", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ViewTests",

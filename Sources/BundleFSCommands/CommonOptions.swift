@@ -3,6 +3,7 @@ import BundleModel
 import Catalogue
 import Foundation
 import Logging
+import SystemCalls
 
 /// Options every command takes.
 struct CommonOptions: ParsableArguments {
@@ -23,7 +24,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log.", valueName: "level"))
     var logLevel: LogLevel?
 
-    var catalogueFile: String {
+    var catalogueFile: FilePath {
         cataloguePath.map { absolutePath($0) } ?? Catalogue.defaultPath(environment: ProcessInfo.processInfo.environment)
     }
 
@@ -58,8 +59,17 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// An absolute path for a user-given path, without resolving symlinks.
-func absolutePath(_ path: String) -> String {
-    if path.hasPrefix("/") { return path }
-    return FileManager.default.currentDirectoryPath + "/" + path
+/// An absolute path for a user-given path (an argument, kept byte-exact), without resolving
+/// symlinks.
+func absolutePath(_ path: String) -> FilePath {
+    let given = FilePath(path)
+    if given.isAbsolute { return given }
+    return workingDirectory().appending(given)
+}
+
+/// getcwd(3), byte-exact.
+func workingDirectory() -> FilePath {
+    guard let buffer = getcwd(nil, 0) else { return .root }
+    defer { free(buffer) }
+    return FilePath(FileNameCoding.string(cString: buffer))
 }

@@ -47,7 +47,7 @@ struct IndexCommand: ParsableCommand {
     }
 
     static func describe(_ summary: IndexSummary) -> String {
-        var text = "\(TerminalText.safe(summary.root)): \(summary.bundlesUnderRoot) bundles and packages"
+        var text = "\(TerminalText.safe(summary.root.string)): \(summary.bundlesUnderRoot) bundles and packages"
         if summary.bundlesWithErrors > 0 { text += " (\(summary.bundlesWithErrors) with errors)" }
         text += " in \(summary.directoriesVisited) directories; \(summary.bundlesRead) read, \(summary.directoriesListed) directories listed"
         if summary.removedBundles > 0 || summary.removedDirectories > 0 {

@@ -4,6 +4,7 @@ import Catalogue
 import Indexer
 import Logging
 import Scanner
+import Service
 import SystemCalls
 import View
 import Watcher
@@ -64,18 +65,18 @@ struct MountCommand: ParsableCommand {
         settings.languages = try common.languages()
         settings.threads = threads
         settings.allowOther = allowOther
-        return try Self.makeMount(source: source, mountPoint: mountPoint, catalogue: try common.openCatalogue(.readWrite),
+        return try Self.makeMount(source: absolutePath(source), mountPoint: absolutePath(mountPoint), catalogue: try common.openCatalogue(.readWrite),
                                   settings: settings, logger: common.logger("bundlefs.mount", defaultLevel: .warning))
     }
 
     /// The view over `source`, with errors worded for the user (shared with `serve`).
-    static func makeMount(source: String, mountPoint: String, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws -> ViewMount {
-        let root: String
-        do { root = try Indexer.canonicalRoot(absolutePath(source)) } catch { throw UserError("\(error)") }
+    static func makeMount(source: FilePath, mountPoint: FilePath, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws -> ViewMount {
+        let root: FilePath
+        do { root = try Indexer.canonicalRoot(source) } catch { throw UserError("\(error)") }
         var settings = settings
         settings.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
         do {
-            return try ViewMount(source: root, mountPoint: absolutePath(mountPoint), catalogue: catalogue, settings: settings, logger: logger)
+            return try ViewMount(source: root, mountPoint: mountPoint, catalogue: catalogue, settings: settings, logger: logger)
         } catch let error as MountError {
             throw UserError("\(error)")
         } catch let error as WatchError {

@@ -40,8 +40,8 @@ struct QueryCommand: ParsableCommand {
             table.rows.append([
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind),
                 TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
-                DisplayNames.sanitized(record.displayName(for: languages), realName: record.name).terminalSafe,
-                TerminalText.safe(record.path) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),
+                DisplayNames.sanitized(record.displayName(for: languages), realName: record.name.string).terminalSafe,
+                TerminalText.safe(record.path.string) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),
             ])
         }
         print(table.rendered())

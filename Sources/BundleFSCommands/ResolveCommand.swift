@@ -27,9 +27,9 @@ struct ResolveCommand: ParsableCommand {
         let resolution: ResourceResolver.Resolution?
         do { resolution = try resolver.resolve(resource, languages: languages) } catch { throw UserError("\(error)") }
         guard let resolution else {
-            let tried = (try? resolver.candidates(for: resource, languages: languages).map(\.relative)) ?? []
+            let tried = (try? resolver.candidates(for: resource, languages: languages).map(\.relative.string)) ?? []
             throw NegativeAnswer(description: "no \(resource) in \(record.path) (tried \(tried.joined(separator: ", ")))")
         }
-        print(resolution.path)
+        print(resolution.path.string)
     }
 }

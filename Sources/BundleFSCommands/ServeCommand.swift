@@ -53,7 +53,7 @@ struct ServeCommand: ParsableCommand {
         do { catalogue = try Catalogue(path: cataloguePath, mode: .readWrite) } catch let error as CatalogueError { throw UserError("\(error)") }
         let logger = common.logger("bundlefs.serve", defaultLevel: .info)
         // After a crash, systemd restarts us on our own dead mount: clear it rather than fail.
-        _ = ViewMount.clearDeadMount(at: absolutePath(configuration.mountPoint), logger: logger)
+        _ = MountPoint.clearDead(at: configuration.mountPoint, logger: logger)
         let mount = try MountCommand.makeMount(source: configuration.source, mountPoint: configuration.mountPoint,
                                                catalogue: catalogue, settings: settings, logger: logger)
         let service = Service(mount: mount, environment: environment, logger: logger)
@@ -65,14 +65,14 @@ struct ServeCommand: ParsableCommand {
 
     /// What to serve and which catalogue: the arguments, or the configuration file; --catalogue
     /// wins over the file's `catalogue`, which wins over the default for that file.
-    func resolve(environment: [String: String]) throws -> (ServeConfiguration, String) {
+    func resolve(environment: [String: String]) throws -> (ServeConfiguration, FilePath) {
         if let source, let mountPoint {
-            return (ServeConfiguration(source: source, mountPoint: mountPoint), common.catalogueFile)
+            return (ServeConfiguration(source: absolutePath(source), mountPoint: absolutePath(mountPoint)), common.catalogueFile)
         }
         let file = configurationFile.map { absolutePath($0) } ?? ServeConfiguration.defaultPath(environment: environment)
         let configuration: ServeConfiguration
         do {
-            configuration = try ServeConfiguration.load(file, home: environment["HOME"] ?? NSHomeDirectory())
+            configuration = try ServeConfiguration.load(file, home: FilePath(environment["HOME"] ?? NSHomeDirectory()))
         } catch {
             throw UserError("configuration \(error)")
         }

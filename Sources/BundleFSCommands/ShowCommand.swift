@@ -3,6 +3,7 @@ import BundleModel
 import Catalogue
 import Foundation
 import Indexer
+import SystemCalls
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +31,7 @@ struct ShowCommand: ParsableCommand {
 
     static func describe(_ record: BundleRecord, languages: [LanguageTag]) -> String {
         var lines: [(String, String)] = [
-            ("Path", record.path),
+            ("Path", record.path.string),
             ("Display name", record.displayName(for: languages)),
             ("Identifier", record.identifier ?? "-"),
             ("Kind", record.kind),
@@ -49,7 +50,7 @@ struct ShowCommand: ParsableCommand {
             lines.append(("Chosen for \(languages.map(\.description).joined(separator: ",").nilIfEmpty ?? "no language")",
                           record.localizationChooser.lprojSearchOrder(for: languages).joined(separator: ", ").nilIfEmpty ?? "-"))
         }
-        if let executable = record.executable { lines.append(("Executable", executable)) }
+        if let executable = record.executable { lines.append(("Executable", executable.string)) }
         for type in record.documentTypes where !type.extensions.isEmpty || !type.contentTypes.isEmpty {
             lines.append(("Document type", (type.extensions + type.contentTypes).joined(separator: ", ") + (type.isPackage ? " (package)" : "")))
         }
@@ -69,7 +70,7 @@ extension String {
 /// Reading one bundle from disk for `show` and `resolve`.
 enum BundleReading {
     static func read(_ path: String, common: CommonOptions) throws -> BundleRecord {
-        let canonical: String
+        let canonical: FilePath
         do { canonical = try Indexer.canonicalRoot(absolutePath(path)) } catch { throw UserError("\(error)") }
         // Claims come from the catalogue when there is one; without it, no extension is claimed.
         let claimed = (try? Catalogue(path: common.catalogueFile, mode: .readOnly).claimedExtensions()) ?? []

@@ -33,7 +33,7 @@ struct WatchCommand: ParsableCommand {
         // thread sees SIGINT and SIGTERM.
         Signals.block()
         let logger = common.logger("bundlefs.watch", defaultLevel: .info)
-        var canonical: [String] = []
+        var canonical: [FilePath] = []
         for root in roots {
             do { canonical.append(try Indexer.canonicalRoot(absolutePath(root))) } catch { throw UserError("\(error)") }
         }

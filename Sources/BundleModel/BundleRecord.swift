@@ -1,31 +1,32 @@
-import SystemCalls
+public import SystemCalls
 
-/// Everything bundlefs knows about one bundle or package, independent of the user's languages.
-/// Language-dependent values (display name, localized Info values) are derived on demand.
+/// What reading one bundle or package from disk finds, independent of the user's languages: the
+/// inspector produces it, the catalogue stores it whole and gives it back whole. Language-dependent
+/// values (display name, localized Info values) are derived on demand.
 public struct BundleRecord: Sendable, Equatable {
-    /// Absolute path (file-system bytes carried as described in `FileNameCoding`).
-    public var path: String
+    /// Absolute path.
+    public var path: FilePath
     /// The real name on disk: the last path component.
-    public var name: String { Paths.lastComponent(path) }
+    public var name: FileName { path.lastComponent }
     public var packageReasons: PackageReasons = []
     public var isPackage: Bool { !packageReasons.isEmpty }
     public var isBundle = false
     public var layout: LayoutKind?
     public var kind = "document"
     /// The Info file, relative to the bundle (`Contents/Info.plist`).
-    public var infoFile: String?
+    public var infoFile: FilePath?
     public var infoFormat: PlistFormat?
     /// The raw Info dictionary; empty when there is none or it could not be read.
     public var info: [String: PlistValue] = [:]
     /// The resources directory relative to the bundle (`Contents/Resources`), when a bundle.
-    public var resourcesDirectory: String?
+    public var resourcesDirectory: FilePath?
     /// Real lproj names, without `.lproj`, sorted.
     public var localizations: [String] = []
     /// InfoPlist.strings tables by lproj name; `""` is a global `Resources/InfoPlist.strings`.
     /// A file that exists but could not be read is present with no entries.
-    public var infoPlistStrings: [String: [String: String]] = [:]
+    public var infoPlistStrings: [FileName: [String: String]] = [:]
     /// Absolute path of the executable, when it exists.
-    public var executable: String?
+    public var executable: FilePath?
     public var documentTypes: [DocumentType] = []
     public var typeDeclarations: [TypeDeclaration] = []
     /// The Finder flags word, when Finder info was found.
@@ -37,7 +38,7 @@ public struct BundleRecord: Sendable, Equatable {
     /// The files and directories this record was read from, to notice later changes cheaply.
     public var stamps: [FileStamp] = []
 
-    public init(path: String) { self.path = path }
+    public init(path: FilePath) { self.path = path }
 
     public var infoDictionary: InfoDictionary { InfoDictionary(info) }
     public var identifier: String? { infoDictionary.identifier }
@@ -45,7 +46,7 @@ public struct BundleRecord: Sendable, Equatable {
     public var shortVersion: String? { infoDictionary.shortVersion }
     public var developmentRegion: String? { infoDictionary.developmentRegion }
     public var numericVersion: UInt32 { version.map(BundleVersion.packed) ?? 0 }
-    public var lowercasedExtension: String? { FileNames.lowercasedExtension(name) }
+    public var lowercasedExtension: String? { name.lowercasedExtension }
     public var isApplication: Bool { kind == "application" }
     /// The Finder's hidden-extension flag (`fi[9] & 0x10`, rule 17).
     public var extensionHidden: Bool { (finderFlags ?? 0) & 0x0010 != 0 }
@@ -62,7 +63,7 @@ public struct BundleRecord: Sendable, Equatable {
     public func chosenInfoPlistStrings(for languages: [LanguageTag]) -> [String: String]? {
         if let global = infoPlistStrings[""] { return global }
         for lproj in localizationChooser.lprojSearchOrder(for: languages) {
-            if let table = infoPlistStrings[lproj] { return table }
+            if let table = infoPlistStrings[FileName(lproj)] { return table }
         }
         return nil
     }
@@ -76,21 +77,21 @@ public struct BundleRecord: Sendable, Equatable {
     /// for a file system (see `DisplayNames.sanitized`).
     public func displayName(for languages: [LanguageTag]) -> String {
         DisplayNames.forItem(
-            realName: name, nameInInfo: infoDictionary.nameForDisplay,
+            realName: name.string, nameInInfo: infoDictionary.nameForDisplay,
             localizedDisplayName: localizedString("CFBundleDisplayName", for: languages),
             extensionHidden: extensionHidden)
     }
 }
 
 /// What a file looked like when it was read: enough to tell cheaply whether it changed since.
-public struct FileStamp: Sendable, Hashable, Codable {
+public struct FileStamp: Sendable, Hashable {
     /// Relative to the bundle directory.
-    public var path: String
+    public var path: FilePath
     public var changeTime: Int64
     public var size: Int64
     public var inode: UInt64
 
-    public init(path: String, changeTime: Int64, size: Int64, inode: UInt64) {
+    public init(path: FilePath, changeTime: Int64, size: Int64, inode: UInt64) {
         self.path = path
         self.changeTime = changeTime
         self.size = size

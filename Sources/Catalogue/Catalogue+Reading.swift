@@ -1,14 +1,12 @@
 public import BundleModel
 import GRDB
-public import Scanner
-import SystemCalls
+public import Records
+public import SystemCalls
 
-/// A catalogued bundle or package.
+/// A bundle or package as the catalogue keeps it: its row id and the whole record written.
 public struct CataloguedBundle: Sendable {
     public var id: Int64
     public var record: BundleRecord
-    /// The raw Info dictionary as JSON (data as base64, dates as ISO 8601).
-    public var infoJSON: String
 }
 
 /// What to list: an exact identifier or a glob, a kind, a subtree. Identifiers match
@@ -16,9 +14,9 @@ public struct CataloguedBundle: Sendable {
 public struct BundleQuery: Sendable {
     public var identifier: String?
     public var kind: String?
-    public var under: String?
+    public var under: FilePath?
 
-    public init(identifier: String? = nil, kind: String? = nil, under: String? = nil) {
+    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil) {
         self.identifier = identifier
         self.kind = kind
         self.under = under
@@ -51,17 +49,29 @@ extension Catalogue {
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
-            try Self.fetchBundles(db, sql: "SELECT \(RecordColumns.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
+            try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
         }
     }
 
     /// One bundle by path.
-    public func bundle(atPath path: String) throws -> CataloguedBundle? {
-        try read { db in try Self.fetchBundles(db, sql: "SELECT \(RecordColumns.selectList) FROM bundles WHERE path = ?", arguments: [path]).first }
+    public func bundle(atPath path: FilePath) throws -> CataloguedBundle? {
+        try bundles(atPaths: [path]).first
+    }
+
+    /// The bundles at these paths that are catalogued, read in one snapshot.
+    public func bundles(atPaths paths: [FilePath]) throws -> [CataloguedBundle] {
+        guard !paths.isEmpty else { return [] }
+        return try read { db in
+            var found: [CataloguedBundle] = []
+            for path in paths {
+                found += try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string])
+            }
+            return found
+        }
     }
 
     /// How many bundles and directories there are under a root, for summaries.
-    public func counts(under root: String) throws -> (bundles: Int, directories: Int, withErrors: Int) {
+    public func counts(under root: FilePath) throws -> (bundles: Int, directories: Int, withErrors: Int) {
         try read { db in
             let bounds = Self.subtreeArguments(root)
             let bundles = try Row.fetchOne(db, sql: "SELECT count(*), count(CASE WHEN error_count > 0 THEN 1 END) FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds)
@@ -73,11 +83,11 @@ extension Catalogue {
     /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index.
     static let subtreeCondition = "(path = ? OR (path >= ? AND path < ?))"
 
-    static func subtreeValues(_ root: String) -> [String] {
-        root == "/" ? ["/", "/", "0"] : [root, root + "/", root + "0"]
+    static func subtreeValues(_ root: FilePath) -> [String] {
+        root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]
     }
 
-    static func subtreeArguments(_ root: String) -> StatementArguments { StatementArguments(subtreeValues(root)) }
+    static func subtreeArguments(_ root: FilePath) -> StatementArguments { StatementArguments(subtreeValues(root)) }
 
     static func likePattern(forGlob glob: String) -> String {
         var pattern = ""
@@ -96,9 +106,9 @@ extension Catalogue {
         // Cached statements: preparing one costs GRDB far more than running an indexed lookup.
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         guard !rows.isEmpty else { return [] }
-        var strings: [Int64: [String: [String: String]]] = [:]
-        var problems: [Int64: [(String, String)]] = [:]
-        func addString(_ row: Row) { strings[row[0], default: [:]][row[1], default: [:]][row[2]] = row[3] }
+        var strings: [Int64: [FileName: [String: String]]] = [:]
+        var problems: [Int64: [(severity: String, message: String)]] = [:]
+        func addString(_ row: Row) { strings[row[0], default: [:]][FileName(row[1] as String), default: [:]][row[2]] = row[3] }
         func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], row[2])) }
         if rows.count <= 64 {
             // A few bundles (a lookup): their child rows by index.
@@ -116,30 +126,28 @@ extension Catalogue {
         }
         return rows.map { row in
             let id: Int64 = row[0]
-            return CataloguedBundle(
-                id: id, record: RecordColumns.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []),
-                infoJSON: row[RecordColumns.At.info])
+            return CataloguedBundle(id: id, record: BundleRow.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []))
         }
     }
 
     // MARK: For the indexer
 
     /// What the catalogue knows under a root, for an incremental scan.
-    public func knownTree(under root: String) throws -> KnownTree {
+    public func knownTree(under root: FilePath) throws -> KnownTree {
         try read { db in
             var tree = KnownTree()
             let bounds = Self.subtreeArguments(root)
             try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
-                let path: String = row[0]
+                let path = FilePath(row[0] as String)
                 tree.addDirectory(path, KnownTree.Directory(
                     changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3],
                     sidecar: StampCoding.decode(row[4] as String?).first), isRoot: path == root)
             }
             try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
-                let path: String = row[0]
+                let path = FilePath(row[0] as String)
                 let structure = BundleStructure(
-                    infoFile: row[2], resourcesDirectory: row[3],
-                    lowercasedExtension: FileNames.lowercasedExtension(Paths.lastComponent(path)))
+                    infoFile: (row[2] as String?).map { FilePath($0) }, resourcesDirectory: (row[3] as String?).map { FilePath($0) },
+                    lowercasedExtension: path.lastComponent.lowercasedExtension)
                 tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure)
             }
             return tree
@@ -151,15 +159,15 @@ extension Catalogue {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE document_types IS NOT NULL OR type_declarations IS NOT NULL").map { row in
                 ClaimResolver.Application(
-                    path: row[0], documentTypes: (row[1] as String?).map(DocumentTypeCoding.decode) ?? [],
+                    path: FilePath(row[0] as String), documentTypes: (row[1] as String?).map(DocumentTypeCoding.decode) ?? [],
                     typeDeclarations: (row[2] as String?).map(TypeDeclarationCoding.decode) ?? [])
             }
         }
     }
 
     /// The roots indexed so far.
-    public func indexedRoots() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT path FROM roots ORDER BY path") }
+    public func indexedRoots() throws -> [FilePath] {
+        try read { db in try String.fetchAll(db, sql: "SELECT path FROM roots ORDER BY path").map { FilePath($0) } }
     }
 
     /// The claimed extensions currently recorded.
@@ -168,23 +176,23 @@ extension Catalogue {
     }
 
     /// Directories under a root whose extension is one of these.
-    public func directories(withExtensions extensions: Set<String>, under root: String) throws -> [String] {
+    public func directories(withExtensions extensions: Set<String>, under root: FilePath) throws -> [FilePath] {
         guard !extensions.isEmpty else { return [] }
         return try read { db in
-            var paths: [String] = []
+            var paths: [FilePath] = []
             for ext in extensions.sorted() {
                 paths += try String.fetchAll(db, sql: "SELECT path FROM directories WHERE extension = ? AND \(Self.subtreeCondition)",
-                                             arguments: [ext] + Self.subtreeArguments(root))
+                                             arguments: [ext] + Self.subtreeArguments(root)).map { FilePath($0) }
             }
             return paths
         }
     }
 
     /// Catalogued packages under a root that are packages because of a claim.
-    public func claimedPackages(under root: String) throws -> [String] {
+    public func claimedPackages(under root: FilePath) throws -> [FilePath] {
         try read { db in
             try String.fetchAll(db, sql: "SELECT path FROM bundles WHERE package_reasons LIKE '%claimed%' AND \(Self.subtreeCondition)",
-                                arguments: Self.subtreeArguments(root))
+                                arguments: Self.subtreeArguments(root)).map { FilePath($0) }
         }
     }
 }

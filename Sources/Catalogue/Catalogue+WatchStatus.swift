@@ -55,7 +55,7 @@ extension Catalogue {
     public func watchStatus() throws -> WatchStatus? {
         try read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM watch_status WHERE id = 1") else { return nil }
-            var status = WatchStatus(pid: row["pid"], state: row["state"], roots: RecordColumns.decodeStrings(row["roots"]), startedAt: row["started_at"])
+            var status = WatchStatus(pid: row["pid"], state: row["state"], roots: JSONArrays.decode(row["roots"]), startedAt: row["started_at"])
             status.updatedAt = row["updated_at"]
             status.watchedDirectories = row["watched_directories"]
             status.unwatchedDirectories = row["unwatched_directories"]

@@ -1,6 +1,7 @@
 public import BundleModel
 import GRDB
-public import Scanner
+public import Records
+public import SystemCalls
 
 /// Writing: scan events, removals, claims. Each call is one transaction.
 extension Catalogue {
@@ -19,12 +20,12 @@ extension Catalogue {
     }
 
     /// Removes directories and bundles that no longer exist, by path.
-    public func remove(directories: [String], bundles: [String]) throws {
+    public func remove(directories: [FilePath], bundles: [FilePath]) throws {
         guard !directories.isEmpty || !bundles.isEmpty else { return }
         try write { db in
             let deleteDirectory = try RawStatement(db, "DELETE FROM directories WHERE path = ?")
             for path in directories {
-                deleteDirectory.bind(1, path)
+                deleteDirectory.bind(1, path.string)
                 try deleteDirectory.execute()
             }
             let writer = try CatalogueWriter(db, scannedAt: 0)
@@ -33,9 +34,9 @@ extension Catalogue {
     }
 
     /// Notes that a root was indexed completely.
-    public func recordRoot(_ path: String, indexedAt time: Double) throws {
+    public func recordRoot(_ path: FilePath, indexedAt time: Double) throws {
         try write { db in
-            try db.execute(sql: "INSERT INTO roots (path, last_indexed_at) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET last_indexed_at = excluded.last_indexed_at", arguments: [path, time])
+            try db.execute(sql: "INSERT INTO roots (path, last_indexed_at) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET last_indexed_at = excluded.last_indexed_at", arguments: [path.string, time])
         }
     }
 
@@ -44,7 +45,7 @@ extension Catalogue {
         try write { db in
             try db.execute(sql: "DELETE FROM claims")
             let insert = try db.cachedStatement(sql: "INSERT INTO claims (application_id, extension, content_type) SELECT id, ?, ? FROM bundles WHERE path = ?")
-            for claim in claims { try insert.execute(arguments: [claim.ext, claim.contentType, claim.applicationPath]) }
+            for claim in claims { try insert.execute(arguments: [claim.ext, claim.contentType, claim.applicationPath.string]) }
         }
     }
 }

@@ -1,5 +1,5 @@
 public import GRDB
-import SystemCalls
+public import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,17 +23,17 @@ public enum CatalogueError: Error, CustomStringConvertible {
 
 /// The SQLite catalogue: one file in WAL mode, so other processes read while one writes.
 public final class Catalogue: Sendable {
-    public let path: String
+    public let path: FilePath
     let pool: DatabasePool
 
     public enum Mode: Sendable { case readOnly, readWrite }
 
     /// Opens the catalogue, creating it (and its directory) when `mode` is `.readWrite`.
-    public init(path: String, mode: Mode) throws {
+    public init(path: FilePath, mode: Mode) throws {
         self.path = path
         let exists = (try? FileStatus.of(path, followSymlinks: true)) != nil
-        if mode == .readOnly && !exists { throw CatalogueError.missing(path: path) }
-        if mode == .readWrite && !exists { try Self.createDirectory(Paths.parent(path)) }
+        if mode == .readOnly && !exists { throw CatalogueError.missing(path: path.string) }
+        if mode == .readWrite && !exists { try Self.createDirectory(path.parent) }
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.label = "bundlefs"
@@ -48,49 +48,49 @@ public final class Catalogue: Sendable {
             }
         }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try DatabasePool(path: path.string, configuration: configuration)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
-            throw CatalogueError.cannotCreate(path: path, reason: Self.reasonForOpenFailure(path))
+            throw CatalogueError.cannotCreate(path: path.string, reason: Self.reasonForOpenFailure(path))
         } catch let error as DatabaseError {
-            throw CatalogueError.notACatalogue(path: path, reason: error.message ?? "\(error.resultCode)")
+            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
         }
         do {
             let migrator = Schema.migrator
-            if try pool.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path) }
+            if try pool.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
             if mode == .readWrite {
                 try migrator.migrate(pool)
             } else if try pool.read({ try !migrator.hasCompletedMigrations($0) }) {
-                throw CatalogueError.notACatalogue(path: path, reason: "its schema is not bundlefs's")
+                throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
             }
         } catch let error as DatabaseError {
-            throw CatalogueError.notACatalogue(path: path, reason: error.message ?? "\(error.resultCode)")
+            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
         }
     }
 
     /// The default location: `$BUNDLEFS_CATALOGUE`, else `$XDG_CACHE_HOME/bundlefs/catalogue.sqlite`,
     /// else `~/.cache/bundlefs/catalogue.sqlite`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        if let explicit = environment["BUNDLEFS_CATALOGUE"], !explicit.isEmpty { return explicit }
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/bundlefs/catalogue.sqlite" }
+    public static func defaultPath(environment: [String: String]) -> FilePath {
+        if let explicit = environment["BUNDLEFS_CATALOGUE"], !explicit.isEmpty { return FilePath(explicit) }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return FilePath(cache + "/bundlefs/catalogue.sqlite") }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-        return Paths.join(home, ".cache/bundlefs/catalogue.sqlite")
+        return FilePath(home).appending(FilePath(".cache/bundlefs/catalogue.sqlite"))
     }
 
-    static func createDirectory(_ directory: String) throws {
-        var current = ""
-        for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
-            current += "/" + component
-            let result = try FileNameCoding.withCString(current) { mkdir($0, 0o755) }
+    static func createDirectory(_ directory: FilePath) throws {
+        var current = FilePath.root
+        for component in directory.components {
+            current = current.appending(component)
+            let result = try current.withCString { mkdir($0, 0o755) }
             if result != 0 && errno != EEXIST {
-                throw CatalogueError.cannotCreate(path: directory, reason: String(cString: strerror(errno)))
+                throw CatalogueError.cannotCreate(path: directory.string, reason: String(cString: strerror(errno)))
             }
         }
     }
 
-    static func reasonForOpenFailure(_ path: String) -> String {
-        let directory = Paths.parent(path)
+    static func reasonForOpenFailure(_ path: FilePath) -> String {
+        let directory = path.parent
         if (try? FileStatus.of(directory, followSymlinks: true)) == nil { return "\(directory) does not exist" }
-        if access(directory, W_OK) != 0 { return "\(directory) is not writable" }
+        if (try? directory.withCString({ access($0, W_OK) })) != 0 { return "\(directory) is not writable" }
         return "SQLite cannot open it"
     }
 

@@ -1,7 +1,7 @@
 public import BundleModel
 import GRDB
-public import Scanner
-import SystemCalls
+public import Records
+public import SystemCalls
 
 /// Writes inside one transaction, with statements prepared once for it: scan events, and the
 /// watcher's subtree removals and renames.
@@ -22,8 +22,8 @@ public struct CatalogueWriter {
     let scannedAt: Double
 
     init(_ db: Database, scannedAt: Double) throws {
-        insertBundle = try RawStatement(db, RecordColumns.insertSQL)
-        updateBundle = try RawStatement(db, RecordColumns.updateSQL)
+        insertBundle = try RawStatement(db, BundleRow.insertSQL)
+        updateBundle = try RawStatement(db, BundleRow.updateSQL)
         deleteStrings = try RawStatement(db, "DELETE FROM localized_strings WHERE bundle_id = ?")
         deleteProblems = try RawStatement(db, "DELETE FROM problems WHERE bundle_id = ?")
         insertString = try RawStatement(db, "INSERT INTO localized_strings (bundle_id, localization, key, value) VALUES (?, ?, ?, ?)")
@@ -51,25 +51,25 @@ public struct CatalogueWriter {
     }
 
     /// Removes a directory and everything catalogued under it.
-    public func removeSubtree(_ path: String) throws {
+    public func removeSubtree(_ path: FilePath) throws {
         for statement in [removeDirectories, removeBundles] {
-            statement.bind(1, path)
+            statement.bind(1, path.string)
             try statement.execute()
         }
     }
 
     /// Moves every row at or under `from` to the same place under `to` (one UPDATE per table),
     /// replacing whatever was catalogued at `to`.
-    public func renameSubtree(from: String, to: String) throws {
+    public func renameSubtree(from: FilePath, to: FilePath) throws {
         guard from != to else { return }
         try removeSubtree(to)
         for statement in [renameDirectories, renameBundles] {
-            statement.bind(1, from)
-            statement.bind(2, to)
+            statement.bind(1, from.string)
+            statement.bind(2, to.string)
             try statement.execute()
         }
-        renameBundleItself.bind(1, to)
-        renameBundleItself.bind(2, Paths.lastComponent(to))
+        renameBundleItself.bind(1, to.string)
+        renameBundleItself.bind(2, to.lastComponent.string)
         try renameBundleItself.execute()
     }
 
@@ -82,12 +82,12 @@ public struct CatalogueWriter {
     }
 
     public func write(_ record: BundleRecord) throws {
-        RecordColumns.bind(record, scannedAt: scannedAt, to: insertBundle)
+        BundleRow.bind(record, scannedAt: scannedAt, to: insertBundle)
         let id: Int64
         if let inserted = try insertBundle.executeReturningInteger() {
             id = inserted // new: it has no child rows yet
         } else {
-            RecordColumns.bind(record, scannedAt: scannedAt, to: updateBundle)
+            BundleRow.bind(record, scannedAt: scannedAt, to: updateBundle)
             guard let updated = try updateBundle.executeReturningInteger() else { return }
             id = updated
             deleteStrings.bind(1, id)
@@ -97,7 +97,7 @@ public struct CatalogueWriter {
         }
         insertString.bind(1, id)
         for (localization, table) in record.infoPlistStrings {
-            insertString.bind(2, localization)
+            insertString.bind(2, localization.string)
             for (key, value) in table {
                 insertString.bind(3, key)
                 insertString.bind(4, value)
@@ -114,14 +114,14 @@ public struct CatalogueWriter {
         }
     }
 
-    public func removeBundle(at path: String) throws {
-        deleteBundle.bind(1, path)
+    public func removeBundle(at path: FilePath) throws {
+        deleteBundle.bind(1, path.string)
         try deleteBundle.execute()
     }
 
     public func write(_ row: DirectoryRow) throws {
         let statement = upsertDirectory
-        statement.bind(1, row.path)
+        statement.bind(1, row.path.string)
         statement.bind(2, row.changeTime)
         statement.bind(3, Int64(bitPattern: row.inode))
         statement.bind(4, Int64(bitPattern: row.device))

@@ -107,6 +107,17 @@ enum Schema {
                 );
                 """)
         }
+        migrator.registerMigration("v3") { db in
+            // The raw Info dictionary whole, as a binary property list: `info` (JSON) keeps dates
+            // and data only as strings. Rows written before cannot be completed without reading
+            // their bundles again, and the catalogue is derived data: the next run rebuilds it.
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN info_plist BLOB;
+                DELETE FROM bundles;
+                DELETE FROM directories;
+                DELETE FROM roots;
+                """)
+        }
         return migrator
     }
 }

@@ -21,12 +21,12 @@ public struct BenchmarkTree: Sendable {
 
     public static func identifier(_ index: Int) -> String { "com.example.bench.app\(index)" }
 
-    var marker: String { Paths.join(root, ".bundlefs-bench-tree") }
+    var marker: String { FilePath(root).appending(".bundlefs-bench-tree").string }
     var markerText: String { "\(Self.generatorVersion) \(bundles)\n" }
 
     /// Whether a complete tree of this size and generator version is already there.
     public var isComplete: Bool {
-        guard let bytes = try? ScanRoot(path: root).readRegularFile(".bundlefs-bench-tree", limit: 64).bytes else { return false }
+        guard let bytes = try? ScanRoot(path: FilePath(root)).readRegularFile(".bundlefs-bench-tree", limit: 64).bytes else { return false }
         return String(decoding: bytes, as: UTF8.self) == markerText
     }
 

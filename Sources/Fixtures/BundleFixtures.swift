@@ -14,7 +14,7 @@ extension TreeWriter {
         format: PlistFormat = .xml
     ) {
         var dictionary = info
-        let stem = FileNames.stem(Paths.lastComponent(relative))
+        let stem = FilePath(relative).lastComponent.stem.string
         if let identifier { dictionary["CFBundleIdentifier"] = .string(identifier) }
         if dictionary["CFBundlePackageType"] == nil { dictionary["CFBundlePackageType"] = .string("APPL") }
         if dictionary["CFBundleExecutable"] == nil { dictionary["CFBundleExecutable"] = .string(stem) }
@@ -41,7 +41,7 @@ extension TreeWriter {
     /// A macOS versioned framework: `Versions/A/Resources/Info.plist`, `Versions/Current -> A`,
     /// and the top-level links `Resources`, `<Name>`, `Headers`.
     public func macFramework(_ relative: String, identifier: String, version: String = "A") {
-        let name = FileNames.stem(Paths.lastComponent(relative))
+        let name = FilePath(relative).lastComponent.stem.string
         plist(relative + "/Versions/\(version)/Resources/Info.plist", .dictionary([
             "CFBundleIdentifier": .string(identifier), "CFBundlePackageType": .string("FMWK"),
             "CFBundleExecutable": .string(name),

@@ -2,7 +2,7 @@
 public import Glibc
 #endif
 public import BundleModel
-import SystemCalls
+public import SystemCalls
 
 /// Writes trees of files for tests, the sample tree and benchmarks: directories, files in any
 /// encoding, symlinks, FIFOs, extended attributes and AppleDouble sidecars. Paths are relative to
@@ -16,7 +16,7 @@ public struct TreeWriter: Sendable {
         makeDirectories(root)
     }
 
-    public func path(_ relative: String) -> String { Paths.join(root, relative) }
+    public func path(_ relative: String) -> String { FilePath(root).appending(FilePath(relative)).string }
 
     @discardableResult
     public func directory(_ relative: String) -> String {
@@ -29,7 +29,7 @@ public struct TreeWriter: Sendable {
         let create = { try! FileNameCoding.withCString(full) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) } }
         var fd = create()
         if fd < 0 && errno == ENOENT {
-            makeDirectories(Paths.parent(full))
+            makeDirectories(FilePath(full).parent.string)
             fd = create()
         }
         precondition(fd >= 0, "cannot create \(full): \(String(cString: strerror(errno)))")
@@ -49,7 +49,7 @@ public struct TreeWriter: Sendable {
 
     public func symlink(_ relative: String, to target: String) {
         let full = path(relative)
-        makeDirectories(Paths.parent(full))
+        makeDirectories(FilePath(full).parent.string)
         let result = try! FileNameCoding.withCString(target) { cTarget in
             try FileNameCoding.withCString(full) { Glibc.symlink(cTarget, $0) }
         }
@@ -58,12 +58,12 @@ public struct TreeWriter: Sendable {
 
     public func fifo(_ relative: String) {
         let full = path(relative)
-        makeDirectories(Paths.parent(full))
+        makeDirectories(FilePath(full).parent.string)
         precondition(try! FileNameCoding.withCString(full) { mkfifo($0, 0o644) } == 0, "cannot mkfifo \(full)")
     }
 
     public func setAttribute(_ relative: String, name: String, value: [UInt8]) {
-        do { try ExtendedAttributes.set(name, to: value, atPath: path(relative)) } catch {
+        do { try ExtendedAttributes.set(name, to: value, atPath: FilePath(path(relative))) } catch {
             preconditionFailure("cannot set \(name): \(error)")
         }
     }
@@ -107,16 +107,18 @@ public struct TreeWriter: Sendable {
 }
 
 /// Removes a tree, as `rm -rf` does (restoring permissions that would stop it).
-public func removeTree(_ path: String) {
+public func removeTree(_ path: String) { removeTree(FilePath(path)) }
+
+public func removeTree(_ path: FilePath) {
     guard let status = try? FileStatus.of(path) else { return }
     if status.type == .directory {
-        _ = try? FileNameCoding.withCString(path) { chmod($0, 0o755) }
+        _ = try? path.withCString { chmod($0, 0o755) }
         if let directory = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow),
            let entries = try? directory.listDirectory() {
-            for entry in entries { removeTree(Paths.join(path, entry.name)) }
+            for entry in entries { removeTree(path.appending(entry.name)) }
         }
-        _ = try? FileNameCoding.withCString(path) { rmdir($0) }
+        _ = try? path.withCString { rmdir($0) }
     } else {
-        _ = try? FileNameCoding.withCString(path) { unlink($0) }
+        _ = try? path.withCString { unlink($0) }
     }
 }

@@ -1,14 +1,15 @@
 public import BundleModel
 public import Catalogue
+public import Records
 public import Scanner
-import SystemCalls
+public import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What one index run did.
 public struct IndexSummary: Sendable {
-    public var root: String
+    public var root: FilePath
     public var directoriesVisited = 0
     public var directoriesListed = 0
     public var bundlesRead = 0
@@ -22,8 +23,8 @@ public struct IndexSummary: Sendable {
 }
 
 public enum IndexError: Error, CustomStringConvertible {
-    case notADirectory(String)
-    case unreadableRoot(String, String)
+    case notADirectory(FilePath)
+    case unreadableRoot(FilePath, String)
 
     public var description: String {
         switch self {
@@ -44,19 +45,15 @@ public struct Indexer: Sendable {
     }
 
     /// The canonical absolute path of a root: symlinks resolved, so paths in the catalogue are stable.
-    public static func canonicalRoot(_ path: String) throws -> String {
-        let resolved = try FileNameCoding.withCString(path) { cPath -> String? in
-            guard let real = realpath(cPath, nil) else { return nil }
-            defer { free(real) }
-            return FileNameCoding.string(cString: real)
-        }
-        guard let resolved else { throw IndexError.unreadableRoot(path, String(cString: strerror(errno))) }
+    public static func canonicalRoot(_ path: FilePath) throws -> FilePath {
+        let resolved: FilePath
+        do { resolved = try path.resolved() } catch let error as SystemError { throw IndexError.unreadableRoot(path, error.message) }
         guard (try? FileStatus.of(resolved))?.type == .directory else { throw IndexError.notADirectory(path) }
         return resolved
     }
 
     /// Indexes one root and reconciles claims. `progress` is updated while it runs.
-    public func index(root path: String, progress: ScanProgress = ScanProgress()) throws -> IndexSummary {
+    public func index(root path: FilePath, progress: ScanProgress = ScanProgress()) throws -> IndexSummary {
         let clock = ContinuousClock()
         let started = clock.now
         let rootPath = try Self.canonicalRoot(path)
@@ -107,18 +104,18 @@ public struct Indexer: Sendable {
         let claimed = Set(claims.map(\.ext))
         let changed = claimed.symmetricDifference(previouslyClaimed)
         guard !changed.isEmpty else { return ClaimsReconciliation(claimed: claimed, changes: []) }
-        var affected = Set(try catalogue.directories(withExtensions: changed, under: "/"))
-        affected.formUnion(try catalogue.claimedPackages(under: "/").filter { path in
-            FileNames.lowercasedExtension(Paths.lastComponent(path)).map { !claimed.contains($0) } ?? true
+        var affected = Set(try catalogue.directories(withExtensions: changed, under: .root))
+        affected.formUnion(try catalogue.claimedPackages(under: .root).filter { path in
+            path.lastComponent.lowercasedExtension.map { !claimed.contains($0) } ?? true
         })
         var settings = options.settings
         settings.claimedExtensions = claimed
         var events: [ScanEvent] = []
         let roots = try catalogue.indexedRoots() + [rootHint.path]
-        var scanners: [String: TreeScanner] = [:]
+        var scanners: [FilePath: TreeScanner] = [:]
         for path in affected.sorted() {
             // Read each directory beneath the root it was catalogued under.
-            guard let rootPath = roots.filter({ Paths.isWithin(path, $0) }).max(by: { $0.utf8.count < $1.utf8.count }) else { continue }
+            guard let rootPath = roots.filter({ path.isWithin($0) }).max(by: { $0.string.utf8.count < $1.string.utf8.count }) else { continue }
             if scanners[rootPath] == nil, let root = rootPath == rootHint.path ? rootHint : try? ScanRoot(path: rootPath) {
                 scanners[rootPath] = TreeScanner(root: root, options: ScanOptions(threads: 1, settings: settings))
             }

@@ -1,13 +1,14 @@
 import BundleModel
+import Records
 import Synchronization
 import SystemCalls
 
 /// A directory waiting to be walked.
 struct DirectoryTask: Sendable {
-    var path: String
+    var path: FilePath
     var hasSidecar: Bool
     /// The nearest catalogued bundle or package above it.
-    var enclosingBundle: String?
+    var enclosingBundle: FilePath?
     /// Part of the enclosing bundle's own structure (its `Contents`, say): never a bundle itself.
     var isStructural = false
     /// The enclosing bundle's structural paths below this directory.
@@ -15,7 +16,7 @@ struct DirectoryTask: Sendable {
     /// Its listing, when an inspection above already made it.
     var listing: ListingRecorder.Listed?
     /// Listings of directories below it that an inspection made, by relative path.
-    var listingsBelow: [String: ListingRecorder.Listed] = [:]
+    var listingsBelow: [FilePath: ListingRecorder.Listed] = [:]
     /// The parent directory, open while any of its subdirectories waits: opening relative to it
     /// spares the kernel a walk of the whole path.
     var parent: Descriptor?
@@ -23,7 +24,7 @@ struct DirectoryTask: Sendable {
     var inode: UInt64 = 0
     var node: Node
 
-    var name: String { Paths.lastComponent(path) }
+    var name: FileName { path.lastComponent }
 
     /// What a later scan needs to start here.
     var start: ScanStart {
@@ -32,18 +33,18 @@ struct DirectoryTask: Sendable {
 
     /// The task for a subdirectory, carrying the structure of `bundle` when this directory is one.
     func child(
-        _ name: String, hasSidecar: Bool, bundle: BundleStructure?, listings: [String: ListingRecorder.Listed], opened: Descriptor?
+        _ name: FileName, hasSidecar: Bool, bundle: BundleStructure?, listings: [FilePath: ListingRecorder.Listed], opened: Descriptor?
     ) -> DirectoryTask {
         let (isStructural, below) = (bundle ?? structure).descending(into: name)
         var task = DirectoryTask(
-            path: Paths.join(path, name), hasSidecar: hasSidecar,
+            path: path.appending(name), hasSidecar: hasSidecar,
             enclosingBundle: bundle != nil ? path : enclosingBundle, isStructural: isStructural, structure: below,
             parent: opened, node: Node(parent: node))
         if !listings.isEmpty {
-            task.listing = listings[name]
-            let prefix = name + "/"
-            for (relative, listed) in listings where relative.hasPrefix(prefix) {
-                task.listingsBelow[String(relative.dropFirst(prefix.count))] = listed
+            let top = FilePath(name)
+            task.listing = listings[top]
+            for (relative, listed) in listings {
+                if let below = relative.relative(to: top), !below.isEmpty { task.listingsBelow[below] = listed }
             }
         }
         return task

@@ -1,3 +1,4 @@
+import Records
 import SystemCalls
 
 /// The scanner's threads append events here in the order the catalogue needs; the sink's batches

@@ -1,4 +1,5 @@
 public import BundleModel
+public import Records
 public import SystemCalls
 import Synchronization
 #if canImport(Glibc)
@@ -12,20 +13,23 @@ public struct ScanOptions: Sendable {
     /// next run (a later change in the same clock tick would leave the ctime unchanged).
     public var distrustWindow: Int64
     /// Absolute paths not to descend into (a view mounted inside the tree, say).
-    public var excluded: Set<String>
+    public var excluded: Set<FilePath>
     /// Events the scanner may queue before it waits for the sink.
     public var queueCapacity: Int
     /// Called for every directory before the scan lists it or trusts what the catalogue knew of it:
     /// with its open descriptor when it was opened, else with nil (the watcher adds its inotify
     /// watch here, so that nothing changing after the listing goes unseen).
-    public var watchDirectory: (@Sendable (_ path: String, _ descriptor: Descriptor?) -> Void)?
+    /// `visited` is true for the directories the walk visits (their real paths), false for the
+    /// listings an inspection makes on the way (a bundle's `Contents`, lprojs), whose paths may
+    /// pass through a symlink (a framework's `Resources` link) and name no directory of the tree.
+    public var watchDirectory: (@Sendable (_ path: FilePath, _ descriptor: Descriptor?, _ visited: Bool) -> Void)?
     /// List only the starting directories; report their subdirectories in `ScanResult.childStarts`.
     public var shallow: Bool
 
     public init(
         threads: Int = Threads.processorCount, settings: InspectionSettings = .standard,
-        distrustWindow: Int64 = 2_000_000_000, excluded: Set<String> = [], queueCapacity: Int = 65_536,
-        watchDirectory: (@Sendable (String, Descriptor?) -> Void)? = nil, shallow: Bool = false
+        distrustWindow: Int64 = 2_000_000_000, excluded: Set<FilePath> = [], queueCapacity: Int = 65_536,
+        watchDirectory: (@Sendable (FilePath, Descriptor?, Bool) -> Void)? = nil, shallow: Bool = false
     ) {
         self.threads = max(1, threads)
         self.settings = settings
@@ -39,10 +43,10 @@ public struct ScanOptions: Sendable {
 
 /// Where a scan starts, with what it needs to know of the bundle around it.
 public struct ScanStart: Sendable, Equatable {
-    public var path: String
+    public var path: FilePath
     public var hasSidecar: Bool
     /// The nearest catalogued bundle or package above it.
-    public var enclosingBundle: String?
+    public var enclosingBundle: FilePath?
     /// Part of the enclosing bundle's own structure (never a bundle itself).
     public var isStructural: Bool
     /// The enclosing bundle's structural paths below it.
@@ -50,7 +54,7 @@ public struct ScanStart: Sendable, Equatable {
     /// Its inode as the parent's listing gave it (0 when not known).
     public var inode: UInt64 = 0
 
-    public init(path: String, hasSidecar: Bool = false, enclosingBundle: String? = nil, isStructural: Bool = false,
+    public init(path: FilePath, hasSidecar: Bool = false, enclosingBundle: FilePath? = nil, isStructural: Bool = false,
                 structure: BundleStructure = BundleStructure(patterns: []), inode: UInt64 = 0) {
         self.inode = inode
         self.path = path
@@ -64,9 +68,9 @@ public struct ScanStart: Sendable, Equatable {
 /// What a scan found, beyond the events it sent.
 public struct ScanResult: Sendable {
     /// Every directory that exists under the root (listed or known unchanged).
-    public var visitedDirectories: Set<String> = []
+    public var visitedDirectories: Set<FilePath> = []
     /// Every bundle or package that exists under the root (re-read or known unchanged).
-    public var presentBundles: Set<String> = []
+    public var presentBundles: Set<FilePath> = []
     /// In a shallow scan: the subdirectories of the directories listed, ready to be scanned.
     public var childStarts: [ScanStart] = []
 
@@ -135,12 +139,12 @@ public final class TreeScanner: Sendable {
     }
 
     /// Reads one directory as the walk would (for re-reads after the walk, claims and watchers).
-    public func inspectDirectory(at path: String) -> Outcome {
+    public func inspectDirectory(at path: FilePath) -> Outcome {
         guard let relative = root.relative(path) else { return .missing }
         do {
             let descriptor = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
             let entries = try descriptor.listDirectoryTyped()
-            let sidecar = relative.isEmpty ? false : (try? FileStatus.of(Paths.join(Paths.parent(path), "._" + Paths.lastComponent(path)))) != nil
+            let sidecar = relative.isEmpty ? false : (try? FileStatus.of(path.parent.appending(path.lastComponent.prefixed("._")))) != nil
             let context = DirectoryContext(path: path, relativePath: relative, descriptor: descriptor, entries: entries, hasSidecar: sidecar)
             progress.readBundle()
             return inspector.inspect(context).map(Outcome.bundle) ?? .notABundle
@@ -152,10 +156,10 @@ public final class TreeScanner: Sendable {
     }
 
     /// Whether a catalogued bundle's files still look as they did.
-    func stampsUnchanged(bundle path: String, _ stamps: [FileStamp]) -> Bool {
+    func stampsUnchanged(bundle path: FilePath, _ stamps: [FileStamp]) -> Bool {
         guard let relative = root.relative(path) else { return false }
         for stamp in stamps {
-            guard let status = root.status(Paths.join(relative, stamp.path)),
+            guard let status = root.status(relative.appending(stamp.path)),
                   status.changeTime == stamp.changeTime, status.size == stamp.size, status.inode == stamp.inode
             else { return false }
         }

@@ -1,4 +1,5 @@
 import BundleModel
+import Records
 import Synchronization
 import SystemCalls
 #if canImport(Glibc)
@@ -10,18 +11,18 @@ import Glibc
 final class Walk: Sendable {
     /// What one worker saw; merged into the result when it finishes.
     struct WorkerLog {
-        var visited: [String] = []
-        var presentBundles: [String] = []
-        var inspectedBundles: [String] = []
-        var dirtyBundles: [String] = []
+        var visited: [FilePath] = []
+        var presentBundles: [FilePath] = []
+        var inspectedBundles: [FilePath] = []
+        var dirtyBundles: [FilePath] = []
         var problems: [String] = []
         var childStarts: [ScanStart] = []
     }
 
     struct Merged: Sendable {
         var result = ScanResult()
-        var inspectedBundles = Set<String>()
-        var dirtyBundles = Set<String>()
+        var inspectedBundles = Set<FilePath>()
+        var dirtyBundles = Set<FilePath>()
     }
 
     let scanner: TreeScanner
@@ -73,7 +74,7 @@ final class Walk: Sendable {
     }
 
     /// Sends what reading a directory found.
-    func emit(for path: String, _ outcome: TreeScanner.Outcome, log: inout WorkerLog) {
+    func emit(for path: FilePath, _ outcome: TreeScanner.Outcome, log: inout WorkerLog) {
         switch outcome {
         case let .bundle(record):
             channel.append(.bundle(record))
@@ -96,7 +97,7 @@ final class Walk: Sendable {
         let sidecar = task.hasSidecar ? sidecarStamp(of: task.path) : nil
         // A directory the catalogue knows is stat'ed first: unchanged, it need not be opened.
         if let before = known.directories[task.path], before.trusted {
-            scanner.options.watchDirectory?(task.path, nil)
+            scanner.options.watchDirectory?(task.path, nil, true)
             let status = task.parent.map { try? $0.status(of: task.name) } ?? (try? FileStatus.of(task.path))
             guard let status, status.type == .directory else { return } // gone
             let knownBundle = known.bundles[task.path]
@@ -124,7 +125,7 @@ final class Walk: Sendable {
         if isBundle { log.presentBundles.append(task.path) }
         let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
         let children = (scanner.known.children[task.path] ?? []).map { name in
-            task.child(name, hasSidecar: scanner.known.directories[Paths.join(task.path, name)]?.sidecar != nil,
+            task.child(name, hasSidecar: scanner.known.directories[task.path.appending(name)]?.sidecar != nil,
                        bundle: structure, listings: [:], opened: nil)
         }
         if scanner.options.shallow {
@@ -144,12 +145,12 @@ final class Walk: Sendable {
             status = listed.status
             entries = listed.entries
             descriptor = listed.descriptor
-            scanner.options.watchDirectory?(path, listed.descriptor)
+            scanner.options.watchDirectory?(path, listed.descriptor, true)
         } else {
             do {
                 let opened = try task.parent?.open(task.name, flags: Descriptor.directoryNoFollow)
                     ?? Descriptor.open(path, flags: Descriptor.directoryNoFollow)
-                scanner.options.watchDirectory?(path, opened)
+                scanner.options.watchDirectory?(path, opened, true)
                 status = try opened.status() // before listing: a change during the listing shows next time
                 entries = try opened.listDirectoryTyped()
                 descriptor = opened
@@ -168,14 +169,16 @@ final class Walk: Sendable {
         }
 
         var record: BundleRecord?
-        var listings: [String: ListingRecorder.Listed] = task.listingsBelow
+        var listings: [FilePath: ListingRecorder.Listed] = task.listingsBelow
         if !task.isStructural {
-            let relative = scanner.root.relative(path) ?? ""
+            let relative = scanner.root.relative(path) ?? .here
             let context = DirectoryContext(path: path, relativePath: relative, descriptor: descriptor, entries: entries, hasSidecar: task.hasSidecar)
-            let recorder = ListingRecorder(beforeListing: scanner.options.watchDirectory)
+            var beforeListing: (@Sendable (FilePath, Descriptor) -> Void)?
+            if let watch = scanner.options.watchDirectory { beforeListing = { path, descriptor in watch(path, descriptor, false) } }
+            let recorder = ListingRecorder(beforeListing: beforeListing)
             record = scanner.inspector.inspect(context, recorder: recorder)
             for (listedPath, listed) in recorder.listings {
-                if let below = Paths.relative(listedPath, to: path), !below.isEmpty { listings[below] = listed }
+                if let below = listedPath.relative(to: path), !below.isEmpty { listings[below] = listed }
             }
         }
         if record != nil { scanner.progress.readBundle() }
@@ -185,7 +188,7 @@ final class Walk: Sendable {
         task.node.row.withLock {
             $0 = DirectoryRow(
                 path: path, changeTime: status.changeTime, inode: status.inode, device: status.device,
-                lowercasedExtension: FileNames.lowercasedExtension(Paths.lastComponent(path)),
+                lowercasedExtension: path.lastComponent.lowercasedExtension,
                 trusted: status.changeTime < now - scanner.options.distrustWindow, sidecar: sidecar)
         }
         // AppleDouble sidecars are rare outside Mac-written shares: build the set only when needed.
@@ -193,8 +196,8 @@ final class Walk: Sendable {
         let structure = record.map(BundleStructure.init(record:))
         var children: [DirectoryTask] = []
         for entry in entries where entry.type == .directory {
-            if !scanner.options.excluded.isEmpty && scanner.options.excluded.contains(Paths.join(path, entry.name)) { continue }
-            let hasSidecar = !sidecarNames.isEmpty && sidecarNames.contains("._" + entry.name)
+            if !scanner.options.excluded.isEmpty && scanner.options.excluded.contains(path.appending(entry.name)) { continue }
+            let hasSidecar = !sidecarNames.isEmpty && sidecarNames.contains(entry.name.prefixed("._"))
             var child = task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listings, opened: descriptor)
             child.inode = entry.inode
             children.append(child)
@@ -208,7 +211,7 @@ final class Walk: Sendable {
 
     /// A directory that cannot be read keeps what the catalogue knew under it: nothing is lost
     /// because of a permission problem that may be temporary.
-    private func keepKnownSubtree(of path: String, because problem: String, log: inout WorkerLog) {
+    private func keepKnownSubtree(of path: FilePath, because problem: String, log: inout WorkerLog) {
         let known = scanner.known
         log.problems.append(problem)
         var pending = [path]
@@ -216,7 +219,7 @@ final class Walk: Sendable {
             guard known.directories[next] != nil else { continue }
             log.visited.append(next)
             if known.bundles[next] != nil { log.presentBundles.append(next) }
-            pending += (known.children[next] ?? []).map { Paths.join(next, $0) }
+            pending += (known.children[next] ?? []).map { next.appending($0) }
         }
     }
 
@@ -234,9 +237,9 @@ final class Walk: Sendable {
         }
     }
 
-    private func sidecarStamp(of path: String) -> FileStamp? {
-        let sidecar = Paths.join(Paths.parent(path), "._" + Paths.lastComponent(path))
-        guard let status = try? FileStatus.of(sidecar) else { return nil }
-        return FileStamp(path: "../._" + Paths.lastComponent(path), changeTime: status.changeTime, size: status.size, inode: status.inode)
+    private func sidecarStamp(of path: FilePath) -> FileStamp? {
+        let name = path.lastComponent.prefixed("._")
+        guard let status = try? FileStatus.of(path.parent.appending(name)) else { return nil }
+        return FileStamp(path: FilePath("..").appending(name), changeTime: status.changeTime, size: status.size, inode: status.inode)
     }
 }

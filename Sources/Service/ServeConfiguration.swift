@@ -1,17 +1,17 @@
 public import BundleModel
-import SystemCalls
+public import SystemCalls
 
 /// What `bundlefs serve` serves: read from a small `key = value` file (Docs/configuration.md)
 /// or given on the command line.
 public struct ServeConfiguration: Sendable, Equatable {
-    public var source: String
-    public var mountPoint: String
+    public var source: FilePath
+    public var mountPoint: FilePath
     public var languages: [LanguageTag]?
-    public var catalogue: String?
+    public var catalogue: FilePath?
     public var threads = 1
     public var allowOther = false
 
-    public init(source: String, mountPoint: String) {
+    public init(source: FilePath, mountPoint: FilePath) {
         self.source = source
         self.mountPoint = mountPoint
     }
@@ -19,15 +19,15 @@ public struct ServeConfiguration: Sendable, Equatable {
     public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other"]
 
     /// `$XDG_CONFIG_HOME/bundlefs/bundlefs.conf`, else `~/.config/bundlefs/bundlefs.conf`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? Paths.join(environment["HOME"] ?? "/", ".config")
-        return Paths.join(base, "bundlefs/bundlefs.conf")
+    public static func defaultPath(environment: [String: String]) -> FilePath {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
+            ?? FilePath(environment["HOME"] ?? "/").appending(".config")
+        return base.appending(FilePath("bundlefs/bundlefs.conf"))
     }
 
     /// Parses a configuration file's text. Errors name the file and line.
     /// - Parameter home: what a leading `~` stands for.
-    public static func parse(_ text: String, file: String, home: String) throws(ConfigurationError) -> ServeConfiguration {
+    public static func parse(_ text: String, file: FilePath, home: FilePath) throws(ConfigurationError) -> ServeConfiguration {
         var values: [String: (value: String, line: Int)] = [:]
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
@@ -47,14 +47,14 @@ public struct ServeConfiguration: Sendable, Equatable {
             if value.isEmpty { throw ConfigurationError(file: file, line: line, "`\(key)` has no value") }
             values[key] = (value, line)
         }
-        func path(_ key: String) throws(ConfigurationError) -> String? {
+        func path(_ key: String) throws(ConfigurationError) -> FilePath? {
             guard let (value, line) = values[key] else { return nil }
             if value == "~" { return home }
-            if value.hasPrefix("~/") { return Paths.join(home, String(value.dropFirst(2))) }
+            if value.hasPrefix("~/") { return home.appending(FilePath(String(value.dropFirst(2)))) }
             guard value.hasPrefix("/") else {
                 throw ConfigurationError(file: file, line: line, "`\(key)` must be an absolute path or start with `~/`, not `\(value)`")
             }
-            return value
+            return FilePath(value)
         }
         guard let source = try path("source") else { throw ConfigurationError(file: file, line: nil, "`source` is not set") }
         guard let mountPoint = try path("mountpoint") else { throw ConfigurationError(file: file, line: nil, "`mountpoint` is not set") }
@@ -82,7 +82,7 @@ public struct ServeConfiguration: Sendable, Equatable {
     }
 
     /// Reads and parses a configuration file.
-    public static func load(_ file: String, home: String) throws(ConfigurationError) -> ServeConfiguration {
+    public static func load(_ file: FilePath, home: FilePath) throws(ConfigurationError) -> ServeConfiguration {
         let bytes: [UInt8]
         do {
             bytes = try Descriptor.open(file, flags: Descriptor.readOnly).readToEnd(limit: 1 << 20)
@@ -98,21 +98,21 @@ public struct ServeConfiguration: Sendable, Equatable {
     /// The catalogue a configuration file's service uses when it names none: the default one for
     /// `bundlefs.conf`, else one named after the file, so that services side by side never share
     /// (a catalogue has one watcher).
-    public static func defaultCatalogue(forConfiguration file: String, defaultCatalogue: String) -> String {
-        let name = Paths.lastComponent(file)
+    public static func defaultCatalogue(forConfiguration file: FilePath, defaultCatalogue: FilePath) -> FilePath {
+        let name = file.lastComponent.string
         let stem = name.hasSuffix(".conf") ? String(name.dropLast(5)) : name
         if stem == "bundlefs" { return defaultCatalogue }
-        return Paths.join(Paths.parent(defaultCatalogue), stem + ".sqlite")
+        return defaultCatalogue.parent.appending(FileName(stem + ".sqlite"))
     }
 }
 
 /// A configuration problem, as one line naming the file and line.
 public struct ConfigurationError: Error, CustomStringConvertible {
-    public let file: String
+    public let file: FilePath
     public let line: Int?
     public let message: String
 
-    init(file: String, line: Int?, _ message: String) {
+    init(file: FilePath, line: Int?, _ message: String) {
         self.file = file
         self.line = line
         self.message = message

@@ -1,4 +1,4 @@
-public import View
+import View
 import Foundation
 public import Logging
 import SystemCalls

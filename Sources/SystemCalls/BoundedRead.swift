@@ -21,13 +21,13 @@ extension Descriptor {
     /// larger than `limit` bytes. Open the file with `Descriptor.probeRead` so a FIFO cannot block.
     public func readRegularFile(limit: Int) throws -> [UInt8] {
         let status = try status()
-        guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: path, type: status.type) }
+        guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: path.string, type: status.type) }
         guard status.size <= Int64(limit) else {
-            throw BoundedReadError.tooLarge(path: path, size: status.size, limit: limit)
+            throw BoundedReadError.tooLarge(path: path.string, size: status.size, limit: limit)
         }
         // Read one byte past the limit so a file that grew since fstat is still caught.
         let bytes = try read(at: 0, count: Int(status.size) + 1)
-        if bytes.count > limit { throw BoundedReadError.tooLarge(path: path, size: Int64(bytes.count), limit: limit) }
+        if bytes.count > limit { throw BoundedReadError.tooLarge(path: path.string, size: Int64(bytes.count), limit: limit) }
         return bytes
     }
 }

@@ -7,9 +7,9 @@ import CSystemShims
 public final class Descriptor: Sendable {
     public let rawValue: Int32
     /// The path it was opened by, for error messages.
-    public let path: String
+    public let path: FilePath
 
-    public init(adopting rawValue: Int32, path: String) {
+    public init(adopting rawValue: Int32, path: FilePath) {
         self.rawValue = rawValue
         self.path = path
     }
@@ -25,59 +25,59 @@ public final class Descriptor: Sendable {
     public static let probeRead = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
 
     /// Opens a path; `mode` applies when `flags` create the file.
-    public static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) throws -> Descriptor {
-        let fd = try FileNameCoding.withCString(path) { cPath in
-            try retrying("open", path: path) { Glibc.open(cPath, flags, mode) }
+    public static func open(_ path: FilePath, flags: Int32, mode: UInt32 = 0o644) throws -> Descriptor {
+        let fd = try path.withCString { cPath in
+            try retrying("open", path: path.string) { Glibc.open(cPath, flags, mode) }
         }
         return Descriptor(adopting: fd, path: path)
     }
 
     /// Opens `name` relative to this directory.
-    public func open(_ name: String, flags: Int32) throws -> Descriptor {
-        let fullPath = Paths.join(path, name)
-        let fd = try FileNameCoding.withCString(name) { cName in
-            try retrying("openat", path: fullPath) { openat(rawValue, cName, flags) }
+    public func open(_ name: FileName, flags: Int32) throws -> Descriptor {
+        let fullPath = path.appending(name)
+        let fd = try FileNameCoding.withCString(name.string) { cName in
+            try retrying("openat", path: fullPath.string) { openat(rawValue, cName, flags) }
         }
         return Descriptor(adopting: fd, path: fullPath)
     }
 
     /// Opens a relative path that may not leave this directory, neither through `..` nor through
     /// symlinks (openat2 with RESOLVE_BENEATH). A path that would escape fails with EXDEV.
-    public func openBeneath(_ relativePath: String, flags: Int32) throws -> Descriptor {
-        let fullPath = Paths.join(path, relativePath)
-        let fd = try FileNameCoding.withCString(relativePath) { cPath in
-            try retrying("openat2", path: fullPath) { bfs_openat_beneath(rawValue, cPath, flags) }
+    public func openBeneath(_ relativePath: FilePath, flags: Int32) throws -> Descriptor {
+        let fullPath = path.appending(relativePath)
+        let fd = try (relativePath.isEmpty ? "." : relativePath).withCString { cPath in
+            try retrying("openat2", path: fullPath.string) { bfs_openat_beneath(rawValue, cPath, flags) }
         }
         return Descriptor(adopting: fd, path: fullPath)
     }
 
     public func status() throws -> FileStatus {
         var raw = stat()
-        if fstat(rawValue, &raw) != 0 { throw SystemError.last("fstat", path: path) }
+        if fstat(rawValue, &raw) != 0 { throw SystemError.last("fstat", path: path.string) }
         return FileStatus(raw)
     }
 
     /// Status of an entry of this directory; symlinks are not followed unless asked.
-    public func status(of name: String, followSymlinks: Bool = false) throws -> FileStatus {
+    public func status(of name: FileName, followSymlinks: Bool = false) throws -> FileStatus {
         var raw = stat()
         let flags = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
-        let result = try FileNameCoding.withCString(name) { fstatat(rawValue, $0, &raw, flags) }
-        if result != 0 { throw SystemError.last("fstatat", path: Paths.join(path, name)) }
+        let result = try FileNameCoding.withCString(name.string) { fstatat(rawValue, $0, &raw, flags) }
+        if result != 0 { throw SystemError.last("fstatat", path: path.appending(name).string) }
         return FileStatus(raw)
     }
 
     /// The target of a symlink in this directory, as written (not resolved).
-    public func readLink(_ name: String) throws -> String {
+    public func readLink(_ name: FileName) throws -> FilePath {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = try FileNameCoding.withCString(name) { cName in
+        let length = try FileNameCoding.withCString(name.string) { cName in
             buffer.withUnsafeMutableBufferPointer { out in
                 out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) {
                     readlinkat(rawValue, cName, $0, out.count)
                 }
             }
         }
-        if length < 0 { throw SystemError.last("readlink", path: Paths.join(path, name)) }
-        return FileNameCoding.string(from: buffer[0..<length])
+        if length < 0 { throw SystemError.last("readlink", path: path.appending(name).string) }
+        return FilePath(bytes: buffer[0..<length])
     }
 
     /// Reads up to `count` bytes at `offset` (fewer only at end of file).
@@ -86,7 +86,7 @@ public final class Descriptor: Sendable {
         var done = 0
         while done < count {
             let n = try result.withUnsafeMutableBytes { buffer in
-                try retrying("read", path: path) {
+                try retrying("read", path: path.string) {
                     pread(rawValue, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
                 }
             }
@@ -112,11 +112,11 @@ public final class FileLock: Sendable {
     let descriptor: Descriptor
 
     /// Takes the lock on `path` (created if missing); nil when another process holds it.
-    public init?(path: String) throws {
+    public init?(path: FilePath) throws {
         descriptor = try Descriptor.open(path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
         if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
             if errno == EWOULDBLOCK { return nil }
-            throw SystemError.last("flock", path: path)
+            throw SystemError.last("flock", path: path.string)
         }
     }
 }

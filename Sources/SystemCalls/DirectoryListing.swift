@@ -5,12 +5,12 @@ import CSystemShims
 
 /// One entry of a directory, as getdents64 reports it (no stat).
 public struct DirectoryEntry: Sendable, Equatable {
-    public var name: String
+    public var name: FileName
     /// From `d_type`; `.unknown` on file systems that do not fill it in.
     public var type: FileType
     public var inode: UInt64
 
-    public init(name: String, type: FileType, inode: UInt64) {
+    public init(name: FileName, type: FileType, inode: UInt64) {
         self.name = name
         self.type = type
         self.inode = inode
@@ -28,7 +28,7 @@ extension Descriptor {
         return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { raw in
             let buffer = raw.baseAddress!
             while true {
-                let filled = try retrying("getdents64", path: path) { bfs_getdents64(rawValue, buffer, capacity) }
+                let filled = try retrying("getdents64", path: path.string) { bfs_getdents64(rawValue, buffer, capacity) }
                 if filled == 0 { break }
                 var offset = 0
                 while offset < filled {
@@ -37,7 +37,7 @@ extension Descriptor {
                     offset += Int(bfs_dirent_reclen(record))
                     if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }
                     entries.append(DirectoryEntry(
-                        name: FileNameCoding.string(cString: name),
+                        name: FileName(FileNameCoding.string(cString: name)),
                         type: FileType(direntType: bfs_dirent_type(record)),
                         inode: bfs_dirent_ino(record)))
                 }

@@ -14,8 +14,8 @@ public enum ExtendedAttributes {
     }
 
     /// The names of the attributes of a path (the link itself when it is a symlink).
-    public static func names(atPath path: String) throws -> [String] {
-        try FileNameCoding.withCString(path) { cPath in
+    public static func names(atPath path: FilePath) throws -> [String] {
+        try path.withCString { cPath in
             try readNames(path: path) { buffer, size in llistxattr(cPath, buffer, size) }
         }
     }
@@ -30,8 +30,8 @@ public enum ExtendedAttributes {
     }
 
     /// The value of one attribute of a path (not following a final symlink); nil when absent.
-    public static func value(_ name: String, atPath path: String, limit: Int = defaultLimit) throws -> [UInt8]? {
-        try FileNameCoding.withCString(path) { cPath in
+    public static func value(_ name: String, atPath path: FilePath, limit: Int = defaultLimit) throws -> [UInt8]? {
+        try path.withCString { cPath in
             try name.withCString { cName in
                 try readValue(path: path, limit: limit) { buffer, size in lgetxattr(cPath, cName, buffer, size) }
             }
@@ -39,27 +39,27 @@ public enum ExtendedAttributes {
     }
 
     /// Sets an attribute on a path (the link itself when it is a symlink).
-    public static func set(_ name: String, to value: [UInt8], atPath path: String) throws {
-        let result = try FileNameCoding.withCString(path) { cPath in
+    public static func set(_ name: String, to value: [UInt8], atPath path: FilePath) throws {
+        let result = try path.withCString { cPath in
             value.withUnsafeBytes { lsetxattr(cPath, name, $0.baseAddress, $0.count, 0) }
         }
-        if result != 0 { throw SystemError.last("setxattr", path: path) }
+        if result != 0 { throw SystemError.last("setxattr", path: path.string) }
     }
 
     /// Removes an attribute from a path (the link itself when it is a symlink).
-    public static func remove(_ name: String, atPath path: String) throws {
-        let result = try FileNameCoding.withCString(path) { cPath in lremovexattr(cPath, name) }
-        if result != 0 { throw SystemError.last("removexattr", path: path) }
+    public static func remove(_ name: String, atPath path: FilePath) throws {
+        let result = try path.withCString { cPath in lremovexattr(cPath, name) }
+        if result != 0 { throw SystemError.last("removexattr", path: path.string) }
     }
 
-    private static func readNames(path: String, _ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) throws -> [String] {
+    private static func readNames(path: FilePath, _ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) throws -> [String] {
         // Most files have no attributes: ask for the size first, with no buffer at all.
         let size = call(nil, 0)
         if size == 0 { return [] }
         if size < 0 {
             let error = errno
             if error == ENOTSUP || error == ENODATA { return [] }
-            throw SystemError(errno: error, operation: "listxattr", path: path)
+            throw SystemError(errno: error, operation: "listxattr", path: path.string)
         }
         var capacity = max(size, 256)
         while true {
@@ -73,11 +73,11 @@ public enum ExtendedAttributes {
             let error = errno
             if error == ERANGE && capacity < 1 << 20 { capacity *= 8; continue }
             if error == ENOTSUP || error == ENODATA { return [] }
-            throw SystemError(errno: error, operation: "listxattr", path: path)
+            throw SystemError(errno: error, operation: "listxattr", path: path.string)
         }
     }
 
-    private static func readValue(path: String, limit: Int, _ call: (UnsafeMutableRawPointer?, Int) -> Int) throws -> [UInt8]? {
+    private static func readValue(path: FilePath, limit: Int, _ call: (UnsafeMutableRawPointer?, Int) -> Int) throws -> [UInt8]? {
         var capacity = min(limit, 4096)
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
@@ -86,7 +86,7 @@ public enum ExtendedAttributes {
             let error = errno
             if error == ENODATA || error == ENOTSUP { return nil }
             if error == ERANGE && capacity < limit { capacity = min(limit, capacity * 16); continue }
-            throw SystemError(errno: error, operation: "getxattr", path: path)
+            throw SystemError(errno: error, operation: "getxattr", path: path.string)
         }
     }
 }

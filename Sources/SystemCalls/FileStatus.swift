@@ -98,10 +98,10 @@ public struct FileStatus: Sendable, Equatable, Hashable {
     }
 
     /// `lstat` (or `stat` when `followSymlinks`) of an absolute or relative path.
-    public static func of(_ path: String, followSymlinks: Bool = false) throws -> FileStatus {
+    public static func of(_ path: FilePath, followSymlinks: Bool = false) throws -> FileStatus {
         var raw = stat()
-        let result = try FileNameCoding.withCString(path) { followSymlinks ? stat($0, &raw) : lstat($0, &raw) }
-        if result != 0 { throw SystemError.last(followSymlinks ? "stat" : "lstat", path: path) }
+        let result = try path.withCString { followSymlinks ? stat($0, &raw) : lstat($0, &raw) }
+        if result != 0 { throw SystemError.last(followSymlinks ? "stat" : "lstat", path: path.string) }
         return FileStatus(raw)
     }
 }

@@ -44,9 +44,9 @@ public struct InotifyEvent: Sendable, Equatable {
     /// Pairs IN_MOVED_FROM with IN_MOVED_TO of the same rename.
     public var cookie: UInt32
     /// The entry of the watched directory the event is about; nil for events about the directory itself.
-    public var name: String?
+    public var name: FileName?
 
-    public init(watch: Int32, mask: InotifyMask, cookie: UInt32, name: String?) {
+    public init(watch: Int32, mask: InotifyMask, cookie: UInt32, name: FileName?) {
         self.watch = watch
         self.mask = mask
         self.cookie = cookie
@@ -67,9 +67,9 @@ public final class Inotify: Sendable {
     deinit { close(descriptor) }
 
     /// Adds (or updates) the watch on a directory; fails with ENOSPC at the watch limit.
-    public func addWatch(_ path: String, mask: InotifyMask) throws -> Int32 {
-        let watch = try FileNameCoding.withCString(path) { inotify_add_watch(descriptor, $0, mask.rawValue) }
-        if watch < 0 { throw SystemError.last("inotify_add_watch", path: path) }
+    public func addWatch(_ path: FilePath, mask: InotifyMask) throws -> Int32 {
+        let watch = try path.withCString { inotify_add_watch(descriptor, $0, mask.rawValue) }
+        if watch < 0 { throw SystemError.last("inotify_add_watch", path: path.string) }
         return watch
     }
 
@@ -105,11 +105,11 @@ public final class Inotify: Sendable {
             var offset = 0
             while offset + headerSize <= count {
                 let header = (buffer + offset).loadUnaligned(as: inotify_event.self)
-                var name: String?
+                var name: FileName?
                 if header.len > 0 {
                     let bytes = UnsafeRawBufferPointer(start: buffer + offset + headerSize, count: Int(header.len))
                     let length = bytes.firstIndex(of: 0) ?? bytes.count
-                    name = FileNameCoding.string(from: bytes[0..<length])
+                    name = FileName(bytes: bytes[0..<length])
                 }
                 events.append(InotifyEvent(watch: header.wd, mask: InotifyMask(rawValue: header.mask), cookie: header.cookie, name: name))
                 offset += headerSize + Int(header.len)

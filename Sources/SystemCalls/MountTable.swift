@@ -2,17 +2,17 @@
 public enum MountTable {
     /// Whether a file system is mounted exactly at `path` (bind mounts included). The parent is
     /// resolved rather than the path itself, because a dead FUSE mount cannot be resolved.
-    public static func isMountPoint(_ path: String) -> Bool {
-        let parent = Paths.parent(path)
-        let canonical = path == "/" ? path
-            : (try? Paths.resolved(parent.isEmpty ? "." : parent)).map { Paths.join($0, Paths.lastComponent(path)) } ?? path
+    public static func isMountPoint(_ path: FilePath) -> Bool {
+        let parent = path.parent
+        let canonical = path == .root ? path
+            : (try? (parent.isEmpty ? "." : parent).resolved()).map { $0.appending(path.lastComponent) } ?? path
         guard let file = try? Descriptor.open("/proc/self/mountinfo", flags: Descriptor.readOnly),
               let bytes = try? file.readToEnd(limit: 64 << 20)
         else { return false }
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
             guard fields.count > 4 else { continue }
-            if FileNameCoding.string(from: unescape(fields[4])) == canonical { return true }
+            if FilePath(bytes: unescape(fields[4])) == canonical { return true }
         }
         return false
     }

@@ -2,13 +2,13 @@
 import Glibc
 #endif
 
-extension Paths {
+extension FilePath {
     /// The canonical absolute path (symlinks, `.` and `..` resolved), as realpath(3) gives it.
-    public static func resolved(_ path: String) throws -> String {
-        try FileNameCoding.withCString(path) { cPath in
-            guard let result = realpath(cPath, nil) else { throw SystemError.last("realpath", path: path) }
+    public func resolved() throws -> FilePath {
+        try withCString { cPath in
+            guard let result = realpath(cPath, nil) else { throw SystemError.last("realpath", path: string) }
             defer { free(result) }
-            return FileNameCoding.string(cString: result)
+            return FilePath(FileNameCoding.string(cString: result))
         }
     }
 }

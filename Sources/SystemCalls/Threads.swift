@@ -3,14 +3,21 @@ public import Glibc
 #endif
 
 /// A mutex with a condition variable, for the few places that must wait for work (Swift's
-/// `Mutex` has no condition).
+/// `Mutex` has no condition). Timed waits run on the monotonic clock: a wall clock set back by
+/// an hour (NTP, a user) must not turn a 20 ms wait into an hour.
 public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// The clock timed waits measure their deadlines on.
+    public static let clock = CLOCK_MONOTONIC
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, Self.clock)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -33,7 +40,7 @@ public final class ConditionLock: @unchecked Sendable {
     @discardableResult
     public func wait(seconds: Double) -> Bool {
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        clock_gettime(Self.clock, &now)
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
         var deadline = timespec(tv_sec: Int(total), tv_nsec: Int((total - total.rounded(.down)) * 1e9))
         return pthread_cond_timedwait(condition, mutex, &deadline) == 0

@@ -1,14 +1,14 @@
-import SystemCalls
+public import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Checks a mount point before mounting, so that the user gets a sentence naming the problem
 /// rather than libfuse's errno.
-enum MountPoint {
-    static func check(_ mountPoint: String, source: String) throws(MountError) {
+public enum MountPoint {
+    public static func check(_ mountPoint: FilePath, source: FilePath) throws(MountError) {
         var status = stat()
-        let result = (try? FileNameCoding.withCString(mountPoint) { stat($0, &status) }) ?? -1
+        let result = (try? mountPoint.withCString { stat($0, &status) }) ?? -1
         if result != 0 {
             switch errno {
             case ENOENT: throw MountError("the mount point \(mountPoint) does not exist; create it with `mkdir -p \(mountPoint)`")
@@ -27,20 +27,20 @@ enum MountPoint {
             } catch {}
             throw MountError("\(mountPoint) is busy: something is already mounted there; unmount it first (`fusermount3 -u \(mountPoint)`)")
         }
-        if Paths.isWithin(mountPoint, source) {
+        if mountPoint.isWithin(source) {
             throw MountError("the mount point \(mountPoint) is inside the source \(source): the view would contain itself")
         }
-        if Paths.isWithin(source, mountPoint) {
+        if source.isWithin(mountPoint) {
             throw MountError("the source \(source) is inside the mount point \(mountPoint): mounting would hide it")
         }
     }
 
-    static func deadMount(_ mountPoint: String) -> MountError {
+    static func deadMount(_ mountPoint: FilePath) -> MountError {
         MountError("\(mountPoint) is a FUSE mount whose daemon is gone; unmount it with `fusermount3 -uz \(mountPoint)` and mount again")
     }
 
     /// Whether `mountPoint` is a FUSE mount whose daemon is gone (it answers ENOTCONN).
-    static func isDead(_ mountPoint: String) -> Bool {
+    public static func isDead(_ mountPoint: FilePath) -> Bool {
         guard MountTable.isMountPoint(mountPoint) else { return false }
         do {
             _ = try Descriptor.open(mountPoint, flags: Descriptor.directoryNoFollowFinal)

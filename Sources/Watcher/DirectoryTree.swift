@@ -7,9 +7,10 @@ import SystemCalls
 /// Used from one thread (the watcher's) only.
 final class DirectoryTree {
     final class Node {
-        var name: String
+        /// Its name in its parent; a root's is its whole path.
+        var name: FileName
         weak var parent: Node?
-        var children: [String: Node] = [:]
+        var children: [FileName: Node] = [:]
         var watch: Int32?
         /// The catalogued bundle's structure when this directory is a catalogued bundle or package.
         var bundle: BundleStructure?
@@ -18,39 +19,38 @@ final class DirectoryTree {
         /// From the last listing of its parent or itself; 0 when not known.
         var inode: UInt64 = 0
 
-        init(name: String, parent: Node?) {
+        init(name: FileName, parent: Node?) {
             self.name = name
             self.parent = parent
         }
 
-        var path: String {
-            guard let parent else { return name }
-            return Paths.join(parent.path, name)
+        var path: FilePath {
+            guard let parent else { return FilePath(name) }
+            return parent.path.appending(name)
         }
     }
 
-    private(set) var roots: [String: Node] = [:]
+    private(set) var roots: [FilePath: Node] = [:]
     private var byWatch: [Int32: Node] = [:]
     private(set) var unwatchedCount = 0
     private(set) var nodeCount = 0
 
     var watchedCount: Int { byWatch.count }
 
-    func addRoot(_ path: String) {
+    func addRoot(_ path: FilePath) {
         if roots[path] == nil {
-            roots[path] = Node(name: path, parent: nil)
+            roots[path] = Node(name: FileName(path.string), parent: nil)
             nodeCount += 1
             unwatchedCount += 1
         }
     }
 
     /// The node for a path under a root, created with its missing ancestors when `create`.
-    func node(at path: String, create: Bool = false) -> Node? {
-        guard let (rootPath, root) = roots.first(where: { Paths.isWithin(path, $0.key) }) else { return nil }
+    func node(at path: FilePath, create: Bool = false) -> Node? {
+        guard let (rootPath, root) = roots.first(where: { path.isWithin($0.key) }) else { return nil }
         var node = root
-        guard let relative = Paths.relative(path, to: rootPath), !relative.isEmpty else { return root }
-        for component in relative.split(separator: "/", omittingEmptySubsequences: true) {
-            let name = String(component)
+        guard let relative = path.relative(to: rootPath), !relative.isEmpty else { return root }
+        for name in relative.components {
             if let child = node.children[name] {
                 node = child
             } else if create {
@@ -72,7 +72,7 @@ final class DirectoryTree {
     func isAttached(_ node: Node) -> Bool {
         var current = node
         while let parent = current.parent { current = parent }
-        return roots[current.name] === current
+        return roots[FilePath(current.name)] === current
     }
 
     static func depth(_ node: Node) -> Int {
@@ -117,15 +117,15 @@ final class DirectoryTree {
         if let parent = node.parent {
             parent.children[node.name] = nil
             node.parent = nil
-        } else if roots[node.name] === node {
-            roots[node.name] = nil
+        } else if roots[FilePath(node.name)] === node {
+            roots[FilePath(node.name)] = nil
         }
         return watches
     }
 
     /// Moves a subtree under a new parent and name; what was at the destination is removed first.
     /// Returns the watches of that replaced subtree.
-    func move(_ node: Node, to parent: Node, name: String) -> [Int32] {
+    func move(_ node: Node, to parent: Node, name: FileName) -> [Int32] {
         var dropped: [Int32] = []
         if let existing = parent.children[name], existing !== node { dropped = remove(existing) }
         node.parent?.children[node.name] = nil
@@ -136,8 +136,8 @@ final class DirectoryTree {
     }
 
     /// The nearest catalogued bundle at or above a node, and the node's path relative to it.
-    func enclosingBundle(of node: Node, includingItself: Bool) -> (node: Node, relative: [String])? {
-        var relative: [String] = []
+    func enclosingBundle(of node: Node, includingItself: Bool) -> (node: Node, relative: [FileName])? {
+        var relative: [FileName] = []
         var current: Node? = includingItself ? node : node.parent
         if !includingItself { relative.append(node.name) }
         while let candidate = current {

@@ -1,3 +1,4 @@
+import Synchronization
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -9,20 +10,24 @@ import Glibc
 /// a rescan recovers from either.
 final class EventReader: @unchecked Sendable {
     private let inotify: Inotify
-    private let wake = try! WakePipe()
+    private let wake: WakePipe
     private let lock = ConditionLock()
     private var queued: [InotifyEvent] = []
     private var stopped = false
     private var overflowed = false
     private var thread: pthread_t?
     private let limit: Int
-    /// Events read since the start, for the status row.
-    private(set) var total = 0
+    /// Events read since the start, for the status row (read by the watcher's thread).
+    private let counted = Atomic<Int>(0)
 
-    init(inotify: Inotify, limit: Int) {
+    /// Fails when the process has no descriptors left for the wake-up pipe.
+    init(inotify: Inotify, limit: Int) throws {
         self.inotify = inotify
         self.limit = limit
+        wake = try WakePipe()
     }
+
+    var total: Int { counted.load(ordering: .relaxed) }
 
     func start() {
         thread = Threads.spawn(stackSize: 512 << 10) { [self] in run() }
@@ -33,8 +38,8 @@ final class EventReader: @unchecked Sendable {
             let ready = inotify.waitForEvents(orWakeUp: wake)
             if lock.withLock({ stopped }) { return }
             guard ready, let events = try? inotify.readEvents() else { continue }
+            counted.add(events.count, ordering: .relaxed)
             lock.withLock {
-                total += events.count
                 if queued.count + events.count > limit {
                     queued.removeAll()
                     overflowed = true

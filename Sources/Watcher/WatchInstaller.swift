@@ -4,9 +4,16 @@ import SystemCalls
 import Glibc
 #endif
 
-/// Adds inotify watches for the scanner's threads and remembers, per path, which watch covers it
-/// (or that none could be had). The watcher drains the registrations into its directory tree once
-/// the scan is done. At the limit it stops asking the kernel and counts what stays unwatched.
+/// Adds inotify watches for the scanner's threads and remembers, per directory the walk visited,
+/// which watch covers it (or that none could be had). The watcher drains the registrations into
+/// its directory tree once the scan is done. At the limit it stops asking the kernel and counts
+/// what stays unwatched.
+///
+/// Listings an inspection makes on the way (a bundle's `Contents`, its lprojs) are watched before
+/// they are listed too, but not registered: their paths may pass through a symlink (a framework's
+/// `Resources` link) and name no directory of the tree. The walk registers the real directory when
+/// it gets there (the same inode answers with the same watch); a watch no directory of the tree
+/// ends up holding is taken back (`settle`).
 final class WatchInstaller: Sendable {
     static let mask: InotifyMask = [
         .create, .delete, .movedFrom, .movedTo, .closeWrite, .modify, .attrib, .deleteSelf, .moveSelf, .onlyDirectory,
@@ -17,7 +24,9 @@ final class WatchInstaller: Sendable {
     let limit: Int
     /// The live watches; the same inode watched twice is one watch.
     private let live = Mutex<Set<Int32>>([])
-    private let registrations = Mutex<[(path: String, watch: Int32?)]>([])
+    private let registrations = Mutex<[(path: FilePath, watch: Int32?)]>([])
+    /// Watches added for listings that were not registered.
+    private let provisional = Mutex<Set<Int32>>([])
 
     init(inotify: Inotify, limit: Int) {
         self.inotify = inotify
@@ -26,14 +35,14 @@ final class WatchInstaller: Sendable {
 
     /// The scanner hook: watch a directory before it is listed. With a descriptor the watch goes on
     /// exactly the inode that was opened (through /proc/self/fd), whatever happened to the path.
-    func watch(_ path: String, descriptor: Descriptor?) {
+    func watch(_ path: FilePath, descriptor: Descriptor?, visited: Bool) {
         var watch: Int32?
         // Asked even at the limit: an inode already watched (through another path, say) answers
         // with its existing watch, which costs nothing; a new one over the limit is taken back.
         do {
             let added: Int32
             if let descriptor {
-                added = try inotify.addWatch("/proc/self/fd/\(descriptor.rawValue)", mask: Self.mask)
+                added = try inotify.addWatch(FilePath("/proc/self/fd/\(descriptor.rawValue)"), mask: Self.mask)
             } else {
                 added = try inotify.addWatch(path, mask: Self.mask.union(.dontFollow))
             }
@@ -50,15 +59,29 @@ final class WatchInstaller: Sendable {
             // ENOSPC: the kernel's limit came first (other programs hold watches too). ENOENT,
             // ENOTDIR: gone already; the parent's next listing settles it. Either way: unwatched.
         }
-        registrations.withLock { $0.append((path, watch)) }
+        if visited {
+            registrations.withLock { $0.append((path, watch)) }
+        } else if let watch {
+            provisional.withLock { _ = $0.insert(watch) }
+        }
     }
 
     /// What was registered since the last call.
-    func drain() -> [(path: String, watch: Int32?)] {
+    func drain() -> [(path: FilePath, watch: Int32?)] {
         registrations.withLock { registrations in
             defer { registrations.removeAll() }
             return registrations
         }
+    }
+
+    /// Takes back the watches added for listings that no directory of the tree holds (`isHeld`),
+    /// once the registrations are drained.
+    func settle(isHeld: (Int32) -> Bool) {
+        let watches = provisional.withLock { provisional in
+            defer { provisional.removeAll() }
+            return provisional
+        }
+        remove(watches.filter { !isHeld($0) })
     }
 
     /// Removes watches whose directories left the tree (moved out), making room for others.
@@ -75,5 +98,7 @@ final class WatchInstaller: Sendable {
 
     var count: Int { live.withLock { $0.count } }
 
-    var hook: @Sendable (String, Descriptor?) -> Void { { [self] path, descriptor in watch(path, descriptor: descriptor) } }
+    var hook: @Sendable (FilePath, Descriptor?, Bool) -> Void {
+        { [self] path, descriptor, visited in watch(path, descriptor: descriptor, visited: visited) }
+    }
 }

@@ -1,14 +1,15 @@
 import BundleModel
 import Catalogue
 import Indexer
+import Records
 import Scanner
 import SystemCalls
 
 /// Everything one batch changes, written in one transaction: subtree renames first (one UPDATE per
 /// table each), then removals, then the scans' events.
 struct BatchChanges {
-    var renames: [(from: String, to: String)] = []
-    var removals: [String] = []
+    var renames: [(from: FilePath, to: FilePath)] = []
+    var removals: [FilePath] = []
     var events: [ScanEvent] = []
     /// An application appeared, changed or went: claims must be recomputed.
     var applicationsTouched = false
@@ -23,7 +24,7 @@ extension Watcher {
             if markedIDs.insert(ObjectIdentifier(node)).inserted { marked.append(node) }
         }
         var changes = BatchChanges()
-        var moves: [UInt32: (parent: DirectoryTree.Node, name: String)] = [:]
+        var moves: [UInt32: (parent: DirectoryTree.Node, name: FileName)] = [:]
         var forgotten: [Int32] = []
         for event in events {
             if event.mask.contains(.queueOverflow) {
@@ -48,7 +49,7 @@ extension Watcher {
             }
             mark(node)
             pendingUpdate.touch(node.path, name: name)
-            if name.hasPrefix("._"), let sibling = node.children[String(name.dropFirst(2))] { mark(sibling) }
+            if name.hasPrefix("._"), let sibling = node.children[name.dropping(prefixBytes: 2)] { mark(sibling) }
             if event.mask.contains([.attrib, .isDirectory]), let child = node.children[name] { mark(child) }
             if event.mask.contains([.movedFrom, .isDirectory]) {
                 moves[event.cookie] = (node, name)
@@ -67,28 +68,28 @@ extension Watcher {
         // no longer lists it. An unpaired IN_MOVED_TO moved one in: its new parent lists it.
         installer.forget(forgotten)
         for root in roots {
-            let nodes = marked.filter { tree.isAttached($0) && Paths.isWithin($0.path, root) }
+            let nodes = marked.filter { tree.isAttached($0) && $0.path.isWithin(root) }
             if !nodes.isEmpty { try reconcile(nodes, root: root, known: KnownTree(), into: &changes) }
         }
         try write(changes)
         status.batches += 1
-        status.lastBatchAt = Self.now()
+        status.lastBatchAt = Self.wallTime()
         reportUnwatched()
         // Caught up: say so now rather than at the next periodic write, so whoever waits on the
         // status row (a script, a test) sees it promptly.
-        if reader.pending == 0 && Self.now() - status.updatedAt > 0.1 { try writeStatus() }
+        if reader.pending == 0 && Self.now() - lastStatusWrite > 0.1 { try writeStatus() }
     }
 
     /// Re-lists directories and makes the catalogue and the tree agree with them: their own rows
     /// and bundle records, subdirectories that appeared (scanned whole, watched first) or went
     /// (removed whole), and the bundles around them, whose records may depend on what changed.
-    func reconcile(_ nodes: [DirectoryTree.Node], root: String, known: KnownTree, into changes: inout BatchChanges) throws {
+    func reconcile(_ nodes: [DirectoryTree.Node], root: FilePath, known: KnownTree, into changes: inout BatchChanges) throws {
         let nodes = nodes.sorted { DirectoryTree.depth($0) < DirectoryTree.depth($1) }
         let (events, result) = scan(nodes.map(start(for:)), root: root, shallow: true, known: known)
         absorbRegistrations()
         changes.events += events
-        var rows: [String: DirectoryRow] = [:]
-        var records: [String: BundleRecord] = [:]
+        var rows: [FilePath: DirectoryRow] = [:]
+        var records: [FilePath: BundleRecord] = [:]
         for event in events {
             switch event {
             case let .directory(row): rows[row.path] = row
@@ -96,7 +97,7 @@ extension Watcher {
             case .bundleRemoved: break
             }
         }
-        let childStarts = Dictionary(grouping: result.childStarts) { Paths.parent($0.path) }
+        let childStarts = Dictionary(grouping: result.childStarts) { $0.path.parent }
         var newStarts: [ScanStart] = []
         var enclosing: [DirectoryTree.Node] = []
         for node in nodes where tree.isAttached(node) {
@@ -117,7 +118,7 @@ extension Watcher {
                 }
             }
             guard rows[path] != nil || known.directories[path] != nil else { continue } // gone: its parent settles it
-            let onDisk = Dictionary((childStarts[path] ?? []).map { (Paths.lastComponent($0.path), $0) }, uniquingKeysWith: { $1 })
+            let onDisk = Dictionary((childStarts[path] ?? []).map { ($0.path.lastComponent, $0) }, uniquingKeysWith: { $1 })
             for (name, child) in node.children {
                 if let start = onDisk[name] {
                     if start.inode != 0 && child.inode != 0 && start.inode != child.inode {
@@ -167,21 +168,21 @@ extension Watcher {
     /// claims when an application changed.
     func write(_ changes: BatchChanges) throws {
         guard !changes.renames.isEmpty || !changes.removals.isEmpty || !changes.events.isEmpty else { return }
-        try catalogue.transaction(scannedAt: Self.now()) { writer in
+        try catalogue.transaction(scannedAt: Self.wallTime()) { writer in
             for rename in changes.renames { try writer.renameSubtree(from: rename.from, to: rename.to) }
             for path in changes.removals { try writer.removeSubtree(path) }
             for event in changes.events { try writer.apply(event) }
         }
         pendingUpdate.renames += changes.renames
         pendingUpdate.removals += changes.removals
-        pendingUpdate.events += changes.events
+        pendingUpdate.bundles.formUnion(changes.events.compactMap(\.bundlePath))
         var applicationsTouched = changes.applicationsTouched
         absorb(changes.events, applicationsTouched: &applicationsTouched)
         if applicationsTouched, let root = roots.first, let scanRoot = scanRoots[root] {
             let reconciliation = try Indexer(catalogue: catalogue, options: scanOptions)
                 .reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot)
             claimed = reconciliation.claimed
-            pendingUpdate.events += reconciliation.changes
+            pendingUpdate.bundles.formUnion(reconciliation.changes.compactMap(\.bundlePath))
             var ignored = false
             absorb(reconciliation.changes, applicationsTouched: &ignored)
         }

@@ -1,7 +1,7 @@
 import BundleModel
 import Catalogue
-import Foundation
 import Indexer
+import Records
 import Scanner
 import SystemCalls
 
@@ -34,13 +34,13 @@ extension Watcher {
         claimed = try catalogue.claimedExtensions()
         // The index wrote straight to the catalogue: whoever presents it reloads (the first
         // time, it loads once the watcher is ready).
-        pendingUpdate = WatchUpdate()
+        pendingUpdate = CatalogueUpdate()
         pendingUpdate.reloaded = reason != nil
         lastRescanFinishedAt = Self.now()
         if reason != nil {
             status.rescans += 1
             status.state = "watching"
-            logger.warning("rescanned in \(String(format: "%.2f", lastRescanFinishedAt - started)) s")
+            logger.warning("rescanned in \(Self.seconds(lastRescanFinishedAt - started)) s")
             reportUnwatched()
         }
         nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
@@ -50,10 +50,10 @@ extension Watcher {
     /// Makes the tree for a root match the catalogue: its directories, their inodes, which are
     /// bundles, and the watches registered during the last scan (or held from before). Watches on
     /// directories no longer in the tree (moved out while events were lost) are removed.
-    func rebuildTree(root: String) throws {
+    func rebuildTree(root: FilePath) throws {
         let known = try catalogue.knownTree(under: root)
         let registered = Dictionary(installer.drain().map { ($0.path, $0.watch) }, uniquingKeysWith: { $1 })
-        var previousWatches: [String: Int32] = [:]
+        var previousWatches: [FilePath: Int32] = [:]
         var dropped: [Int32] = []
         if let old = tree.roots[root] {
             for node in tree.nodes(under: old) {
@@ -73,10 +73,11 @@ extension Watcher {
         }
         for (path, _) in known.bundles { tree.node(at: path)?.bundle = known.structures[path] ?? BundleStructure(patterns: []) }
         installer.remove(dropped.filter { !kept.contains($0) })
+        installer.settle { tree.node(forWatch: $0) != nil }
     }
 
     /// Re-reads, with a shallow scan that checks their stamps, every catalogued bundle under a root.
-    func verifyBundles(root: String) throws {
+    func verifyBundles(root: FilePath) throws {
         guard let rootNode = tree.roots[root] else { return }
         let bundles = tree.nodes(under: rootNode).filter { $0.bundle != nil }
         guard !bundles.isEmpty, let scanRoot = scanRoots[root] else { return }
@@ -95,7 +96,7 @@ extension Watcher {
         let path = node.path
         var start = ScanStart(path: path, inode: node.inode)
         if let parent = node.parent {
-            start.hasSidecar = (try? FileStatus.of(Paths.join(parent.path, "._" + node.name))) != nil
+            start.hasSidecar = (try? FileStatus.of(parent.path.appending(node.name.prefixed("._")))) != nil
         }
         if let (bundle, relative) = tree.enclosingBundle(of: node, includingItself: false), let structure = bundle.bundle {
             start.enclosingBundle = bundle.path
@@ -111,7 +112,7 @@ extension Watcher {
     }
 
     /// Scans directories (deep, or only themselves) with watches, into a batch.
-    func scan(_ starts: [ScanStart], root: String, shallow: Bool, known: KnownTree = KnownTree()) -> (events: [ScanEvent], result: ScanResult) {
+    func scan(_ starts: [ScanStart], root: FilePath, shallow: Bool, known: KnownTree = KnownTree()) -> (events: [ScanEvent], result: ScanResult) {
         guard let scanRoot = scanRoots[root], !starts.isEmpty else { return ([], ScanResult()) }
         var options = scanOptions
         options.shallow = shallow
@@ -121,12 +122,14 @@ extension Watcher {
         return (sink.events, result)
     }
 
-    /// Gives the tree the watches a scan registered, creating nodes for new directories.
+    /// Gives the tree the watches a scan registered, creating nodes for new directories, and
+    /// takes back the watches of listings that no directory of the tree holds.
     func absorbRegistrations() {
         for (path, watch) in installer.drain() {
             guard let node = tree.node(at: path, create: true) else { continue }
             if let watch { tree.setWatch(watch, for: node) }
         }
+        installer.settle { tree.node(forWatch: $0) != nil }
     }
 
     /// The directories that could not be watched (and the bundles around them, whose files are
@@ -151,7 +154,7 @@ extension Watcher {
             for event in changes.events {
                 if case let .directory(row) = event { pendingUpdate.touch(row.path, name: nil) }
             }
-            for path in changes.removals { pendingUpdate.touch(Paths.parent(path), name: Paths.lastComponent(path)) }
+            for path in changes.removals { pendingUpdate.touchItem(path) }
             try write(changes)
         }
         reportUnwatched()

@@ -1,14 +1,16 @@
 public import Catalogue
-import Foundation
 public import Logging
 public import Scanner
+public import SystemCalls
 import BundleModel
 import Indexer
 import Synchronization
-import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public enum WatchError: Error, CustomStringConvertible {
-    case alreadyWatched(catalogue: String)
+    case alreadyWatched(catalogue: FilePath)
 
     public var description: String {
         switch self {
@@ -27,7 +29,7 @@ public enum WatchError: Error, CustomStringConvertible {
 /// thread (the signal thread, say).
 public final class Watcher: @unchecked Sendable {
     let catalogue: Catalogue
-    let roots: [String]
+    let roots: [FilePath]
     let settings: WatchSettings
     let options: ScanOptions
     let logger: Logger
@@ -36,28 +38,32 @@ public final class Watcher: @unchecked Sendable {
     let reader: EventReader
     let tree = DirectoryTree()
     let lock: FileLock
-    var scanRoots: [String: ScanRoot] = [:]
+    var scanRoots: [FilePath: ScanRoot] = [:]
     var claimed: Set<String> = []
     var status: WatchStatus
 
     private let stopRequested = Atomic<Bool>(false)
     private let rescanRequested = Atomic<Bool>(false)
     var overflowBackoff: Double
+    // Deadlines and intervals, on the monotonic clock (`now()`): setting the wall clock back must
+    // not stop status writes or rescans. The status row's times are wall times (`wallTime()`).
     var rescanDueAt: Double?
     var lastRescanFinishedAt = 0.0
     var nextUnwatchedRescanAt = 0.0
     var nextStatusAt = 0.0
+    var lastStatusWrite = 0.0
     var reportedUnwatched = 0
-    /// Told what each turn changed, after it is written (see `WatchUpdate`); set before `run`.
-    public var observer: (@Sendable (WatchUpdate) -> Void)?
+    /// Told what each turn changed, after it is written (see `CatalogueUpdate`), on this thread;
+    /// set before `run`.
+    public var observer: (@Sendable (CatalogueUpdate) -> Void)?
     /// Counters of the scans this watcher runs (the first index and rescans), for status lines.
     public let progress = ScanProgress()
-    var pendingUpdate = WatchUpdate()
+    var pendingUpdate = CatalogueUpdate()
 
     /// - Parameters:
     ///   - roots: canonical absolute paths (see `Indexer.canonicalRoot`).
-    public init(catalogue: Catalogue, roots: [String], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
-        guard let lock = try FileLock(path: catalogue.path + ".lock") else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
+    public init(catalogue: Catalogue, roots: [FilePath], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
+        guard let lock = try FileLock(path: FilePath(catalogue.path.string + ".lock")) else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
         self.lock = lock
         self.catalogue = catalogue
         self.roots = roots
@@ -65,13 +71,13 @@ public final class Watcher: @unchecked Sendable {
         self.logger = logger
         inotify = try Inotify()
         installer = WatchInstaller(inotify: inotify, limit: settings.effectiveWatchLimit)
-        reader = EventReader(inotify: inotify, limit: settings.maximumQueuedEvents)
+        reader = try EventReader(inotify: inotify, limit: settings.maximumQueuedEvents)
         var options = options
         // The catalogue's own directory changes with every write: never walk or watch it.
-        options.excluded.insert(Paths.parent(catalogue.path))
+        options.excluded.insert(catalogue.path.parent)
         self.options = options
         overflowBackoff = settings.overflowBackoff
-        status = WatchStatus(pid: getpid(), state: "starting", roots: roots, startedAt: Self.now())
+        status = WatchStatus(pid: getpid(), state: "starting", roots: roots.map(\.string), startedAt: Self.wallTime())
     }
 
     public func stop() { stopRequested.store(true, ordering: .relaxed); reader.wakeConsumer() }
@@ -94,7 +100,7 @@ public final class Watcher: @unchecked Sendable {
         defer { reader.stop() }
         let started = Self.now()
         try rescanAll(reason: nil)
-        logger.info("watching \(tree.watchedCount) directories under \(roots.joined(separator: ", ")) after \(String(format: "%.2f", Self.now() - started)) s")
+        logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) after \(Self.seconds(Self.now() - started)) s")
         reportUnwatched()
         status.state = "watching"
         try writeStatus()
@@ -124,7 +130,7 @@ public final class Watcher: @unchecked Sendable {
                 events += more
                 if more.isEmpty { break }
             }
-            status.lastEventAt = Self.now()
+            status.lastEventAt = Self.wallTime()
         }
         if rescanRequested.exchange(false, ordering: .relaxed) { scheduleRescan(reason: "a rescan was requested", backoff: 0) }
         if let due = rescanDueAt {
@@ -147,14 +153,14 @@ public final class Watcher: @unchecked Sendable {
     func publishUpdate() {
         guard !pendingUpdate.isEmpty else { return }
         let update = pendingUpdate
-        pendingUpdate = WatchUpdate()
+        pendingUpdate = CatalogueUpdate()
         observer?(update)
     }
 
     func scheduleRescan(reason: String, backoff: Double) {
         guard rescanDueAt == nil else { return }
         rescanDueAt = Self.now() + backoff
-        logger.warning("\(reason); rescanning \(backoff > 0 ? String(format: "in %.1f s", backoff) : "now")")
+        logger.warning("\(reason); rescanning \(backoff > 0 ? "in \(Self.seconds(backoff, digits: 1)) s" : "now")")
     }
 
     /// A queue overflow: events were lost, so what they would have said is read from the tree. A
@@ -182,16 +188,29 @@ public final class Watcher: @unchecked Sendable {
     }
 
     func writeStatus() throws {
-        status.updatedAt = Self.now()
+        status.updatedAt = Self.wallTime()
         status.watchedDirectories = tree.watchedCount
         status.unwatchedDirectories = tree.unwatchedCount
         status.events = reader.total
         status.pending = reader.pending
         try catalogue.writeWatchStatus(status)
-        nextStatusAt = Self.now() + settings.statusInterval
+        lastStatusWrite = Self.now()
+        nextStatusAt = lastStatusWrite + settings.statusInterval
     }
 
-    static func now() -> Double { Double(Clocks.wallNanoseconds()) / 1e9 }
+    /// Seconds on the monotonic clock, for deadlines and intervals.
+    static func now() -> Double { Clocks.monotonicSeconds() }
+
+    /// Seconds since the epoch, for what the status row and the catalogue record.
+    static func wallTime() -> Double { Double(Clocks.wallNanoseconds()) / 1e9 }
+
+    /// `1.25` for a log line (`digits` after the point), without Foundation's formatter.
+    static func seconds(_ value: Double, digits: Int = 2) -> String {
+        let scale = digits == 1 ? 10 : 100
+        let fixed = Int((max(0, value) * Double(scale)).rounded())
+        let fraction = String(fixed % scale)
+        return "\(fixed / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
 
     static func endsWithUnpairedMove(_ events: [InotifyEvent]) -> Bool {
         guard let last = events.last(where: { $0.mask.contains(.movedFrom) || $0.mask.contains(.movedTo) }) else { return false }

@@ -48,13 +48,13 @@ enum Timing {
 enum BareWalk {
     static func walk(_ root: String) -> (directories: Int, entries: Int) {
         var directories = 0, entries = 0
-        var pending = [root]
+        var pending = [FilePath(root)]
         while let path = pending.popLast() {
             guard let directory = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow),
                   let listing = try? directory.listDirectory() else { continue }
             directories += 1
             entries += listing.count
-            for entry in listing where entry.type == .directory { pending.append(Paths.join(path, entry.name)) }
+            for entry in listing where entry.type == .directory { pending.append(path.appending(entry.name)) }
         }
         return (directories, entries)
     }

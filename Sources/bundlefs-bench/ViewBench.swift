@@ -120,7 +120,7 @@ enum ViewBench {
                 for group in groups {
                     for name in (try? Descriptor.open(Paths.join(root, group), flags: Descriptor.directoryNoFollow).listDirectory()) ?? [] {
                         packageCount += 1
-                        tarBytes += readWhole(Paths.join(root, [group, name.name]))
+                        tarBytes += readWhole(Paths.join(Paths.join(root, group), name.name.string))
                     }
                 }
             }
@@ -154,11 +154,11 @@ enum ViewBench {
         try? FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let status = (try? Spawn.runDetached("/usr/bin/bindfs", arguments: ["-o", "ro", source, mountPoint])) ?? -1
         if status != 0 { progress("bindfs failed with status \(status); its figures are left out") }
-        return MountTable.isMountPoint(mountPoint)
+        return MountTable.isMountPoint(FilePath(mountPoint))
     }
 
     static func unmountIfMounted(_ mountPoint: String) {
-        if MountTable.isMountPoint(mountPoint) { _ = try? Subprocess.run("/usr/bin/fusermount3", ["-uz", mountPoint]) }
+        if MountTable.isMountPoint(FilePath(mountPoint)) { _ = try? Subprocess.run("/usr/bin/fusermount3", ["-uz", mountPoint]) }
     }
 
     static func exists(_ path: String) -> Bool {
@@ -184,7 +184,7 @@ enum ViewBench {
         while let path = pending.popLast() {
             guard let listing = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow).listDirectory() else { continue }
             for entry in listing {
-                let child = Paths.join(path, entry.name)
+                let child = Paths.join(path, entry.name.string)
                 var status = stat()
                 guard lstat(child, &status) == 0 else { continue }
                 switch status.st_mode & S_IFMT {

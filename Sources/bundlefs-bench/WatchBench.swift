@@ -69,7 +69,7 @@ enum WatchBench {
             default:
                 let previous = index - 1
                 let path = tree.path("Group\(0)/Latency\(previous).app")
-                let created = (try? catalogue.bundles(matching: BundleQuery(identifier: "com.example.latency\(previous)")).first?.record.path) ?? path
+                let created = (try? catalogue.bundles(matching: BundleQuery(identifier: "com.example.latency\(previous)")).first?.record.path.string) ?? path
                 start = Timing.now()
                 removeTree(created)
                 try waitUntil(timeout: 30) { (try? catalogue.bundle(atPath: created)) == nil }
@@ -145,7 +145,7 @@ enum WatchBench {
         let path = Paths.join(output, "watch-fresh.sqlite")
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let fresh = try Catalogue(path: path, mode: .readWrite)
-        _ = try Indexer(catalogue: fresh, options: ScanOptions(distrustWindow: 0)).index(root: root)
+        _ = try Indexer(catalogue: fresh, options: ScanOptions(distrustWindow: 0)).index(root: FilePath(root))
         return try CatalogueDump(fresh)
     }
 

@@ -4,8 +4,10 @@ import BundleModel
 import Catalogue
 import Fixtures
 import Foundation
+import Records
 import Scanner
 import SystemCalls
+import TestSupport
 
 /// Discards events: to time the walk and reads without the catalogue's writes.
 struct NullSink: ScanSink {
@@ -50,7 +52,7 @@ struct Settings {
 
 // `--profile-scan`: only the one-thread scan, three times, for a profiler to look at.
 if CommandLine.arguments.contains("--profile-scan") {
-    let root = try ScanRoot(path: CommandLine.arguments.last!)
+    let root = try ScanRoot(path: FilePath(CommandLine.arguments.last!))
     for _ in 0..<3 { _ = TreeScanner(root: root, options: ScanOptions(threads: 1)).scan(into: NullSink()) }
     exit(0)
 }
@@ -61,13 +63,13 @@ final class CollectingSink: ScanSink, @unchecked Sendable {
 }
 if CommandLine.arguments.contains("--profile-write") {
     let sink = CollectingSink()
-    _ = TreeScanner(root: try ScanRoot(path: CommandLine.arguments.last!)).scan(into: sink)
+    _ = TreeScanner(root: try ScanRoot(path: FilePath(CommandLine.arguments.last!))).scan(into: sink)
     for run in 0..<3 {
         let path = "/tmp/bundlefs-profile-write-\(run).sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let catalogue = try Catalogue(path: path, mode: .readWrite)
         let seconds = try Timing.seconds { for batch in sink.batches { try catalogue.apply(batch, scannedAt: 0) } }
-        print(String(format: "writes: %.3f s for %d events", seconds, sink.batches.map(\.count).reduce(0, +)))
+        print(String(format: "writes: %.3f s for %d events", seconds, sink.batches.map { $0.count }.reduce(0, +)))
     }
     exit(0)
 }
@@ -123,7 +125,7 @@ if settings.index {
     // The same scan without catalogue writes, to show where the time goes.
     func scanOnly(threads: Int) -> Double {
         Timing.median(settings.runs) {
-            Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: treeRoot), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
+            Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: FilePath(treeRoot)), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
         }
     }
     let scanOneThread = scanOnly(threads: 1)

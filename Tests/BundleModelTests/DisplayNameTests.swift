@@ -1,9 +1,10 @@
 import BundleModel
+import SystemCalls
 import Testing
 
 @Suite struct DisplayNameTests {
-    func record(_ path: String, info: [String: PlistValue], strings: [String: [String: String]], localizations: [String]) -> BundleRecord {
-        var record = BundleRecord(path: path)
+    func record(_ path: String, info: [String: PlistValue], strings: [FileName: [String: String]], localizations: [String]) -> BundleRecord {
+        var record = BundleRecord(path: FilePath(path))
         record.isBundle = true
         record.info = info
         record.infoPlistStrings = strings
@@ -62,7 +63,7 @@ import Testing
 
     // BUNDLES.md section 7: Reports.localized/.localized/de.strings says Berichte; languages de / ja.
     @Test func localizedFolders() {
-        let files = ["de": StringsTable(entries: ["Reports": "Berichte"])]
+        let files: [FileName: StringsTable] = ["de": StringsTable(entries: ["Reports": "Berichte"])]
         #expect(DisplayNames.forLocalizedFolder(realName: "Reports.localized", stringsFiles: files, languages: german) == "Berichte")
         #expect(DisplayNames.forLocalizedFolder(realName: "Reports.localized", stringsFiles: files, languages: [LanguageTag("ja")!]) == "Reports")
         #expect(DisplayNames.isLocalizedFolderName("Reports.localized"))

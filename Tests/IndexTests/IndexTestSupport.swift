@@ -5,6 +5,7 @@ import GRDB
 import Indexer
 import Scanner
 import TestSupport
+import SystemCalls
 
 /// A catalogue in a temporary directory, and the index runs made into it.
 final class IndexFixture: @unchecked Sendable {
@@ -20,7 +21,7 @@ final class IndexFixture: @unchecked Sendable {
 
     @discardableResult
     func index(_ root: String? = nil) throws -> IndexSummary {
-        try Indexer(catalogue: catalogue, options: options).index(root: root ?? tree.root)
+        try Indexer(catalogue: catalogue, options: options).index(root: FilePath(root ?? tree.root))
     }
 
     /// The catalogue's contents in a comparable form, from a fresh index of the same tree.
@@ -31,7 +32,7 @@ final class IndexFixture: @unchecked Sendable {
     func dump() throws -> CatalogueDump { try CatalogueDump(catalogue) }
 
     func paths() throws -> [String] {
-        try catalogue.bundles(matching: BundleQuery()).map { relative($0.record.path) }
+        try catalogue.bundles(matching: BundleQuery()).map { relative($0.record.path.string) }
     }
 
     func relative(_ path: String) -> String { String(path.dropFirst(tree.root.count + 1)) }

@@ -26,7 +26,7 @@ import TestSupport
         #expect(chess.count == 2)
         #expect(chess.first?.record.displayName(for: [LanguageTag("de")!]) == "Schach")
         #expect(chess.first?.record.displayName(for: [LanguageTag("fr-CA")!]) == "Échecs")
-        let album = try #require(try fixture.catalogue.bundles(matching: BundleQuery(under: Paths.join(PackagePaths.root, "Sample/Documents/Album"))).first)
+        let album = try #require(try fixture.catalogue.bundles(matching: BundleQuery(under: FilePath(Paths.join(PackagePaths.root, "Sample/Documents/Album")))).first)
         #expect(album.record.packageReasons == .finderBit)
     }
 }
@@ -34,7 +34,7 @@ import TestSupport
 /// Differences between two trees: names, types, contents, executable bits, symlink targets.
 func compareTrees(_ left: String, _ right: String) throws -> [String] {
     var differences: [String] = []
-    func entries(_ path: String) -> [String: FileType] {
+    func entries(_ path: String) -> [FileName: FileType] {
         guard let directory = try? Descriptor.open(path, flags: Descriptor.directoryNoFollow),
               let listing = try? directory.listDirectoryTyped() else { return [:] }
         return Dictionary(uniqueKeysWithValues: listing.map { ($0.name, $0.type) })
@@ -42,7 +42,7 @@ func compareTrees(_ left: String, _ right: String) throws -> [String] {
     func walk(_ relative: String) throws {
         let a = entries(Paths.join(left, relative)), b = entries(Paths.join(right, relative))
         for name in Set(a.keys).union(b.keys).sorted() {
-            let path = relative.isEmpty ? name : relative + "/" + name
+            let path = relative.isEmpty ? name.string : relative + "/" + name.string
             guard let typeA = a[name], let typeB = b[name], typeA == typeB else {
                 differences.append("\(path): present or typed differently"); continue
             }
@@ -53,9 +53,9 @@ func compareTrees(_ left: String, _ right: String) throws -> [String] {
                 let targetB = try Descriptor.open(Paths.join(right, relative), flags: O_PATH_DIRECTORY).readLink(name)
                 if targetA != targetB { differences.append("\(path): link targets differ") }
             default:
-                let rootA = try ScanRoot(path: left), rootB = try ScanRoot(path: right)
-                let (bytesA, statusA) = try rootA.readRegularFile(path, limit: 1 << 20)
-                let (bytesB, statusB) = try rootB.readRegularFile(path, limit: 1 << 20)
+                let rootA = try ScanRoot(path: FilePath(left)), rootB = try ScanRoot(path: FilePath(right))
+                let (bytesA, statusA) = try rootA.readRegularFile(FilePath(path), limit: 1 << 20)
+                let (bytesB, statusB) = try rootB.readRegularFile(FilePath(path), limit: 1 << 20)
                 if bytesA != bytesB { differences.append("\(path): contents differ") }
                 if (statusA.permissions & 0o100) != (statusB.permissions & 0o100) { differences.append("\(path): executable bit differs") }
             }

@@ -1,5 +1,6 @@
 import Service
 import Testing
+import SystemCalls
 
 /// The configuration file: what it accepts, and one clear error for each thing it refuses.
 struct ConfigurationTests {
@@ -49,7 +50,7 @@ struct ConfigurationTests {
     }
 
     @Test func servicesSideBySideGetTheirOwnCatalogues() {
-        let fallback = "/home/ada/.cache/bundlefs/catalogue.sqlite"
+        let fallback: FilePath = "/home/ada/.cache/bundlefs/catalogue.sqlite"
         #expect(ServeConfiguration.defaultCatalogue(forConfiguration: "/c/bundlefs/bundlefs.conf", defaultCatalogue: fallback) == fallback)
         #expect(ServeConfiguration.defaultCatalogue(forConfiguration: "/c/bundlefs/work.conf", defaultCatalogue: fallback)
                 == "/home/ada/.cache/bundlefs/work.sqlite")

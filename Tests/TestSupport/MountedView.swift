@@ -72,4 +72,4 @@ public final class MountedView: @unchecked Sendable {
 }
 
 /// Whether something is mounted exactly at `path`.
-public func isMounted(_ path: String) -> Bool { MountTable.isMountPoint(path) }
+public func isMounted(_ path: String) -> Bool { MountTable.isMountPoint(FilePath(path)) }

@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func extractsToAnIdenticalTree() throws {
         let tree = writePackage()
-        let layout = try TarLayout(packagePath: tree.path("Chess.app"))
+        let layout = try TarLayout(packagePath: FilePath(tree.path("Chess.app")))
         let files = TarFileSource()
         let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
         #expect(Int64(whole.count) == layout.size)
@@ -47,8 +47,8 @@ import TestSupport
         #expect(diff.status == 0, "\(diff)")
         // What diff does not compare: link targets, modes, nanosecond times, the FIFO.
         for relative in ["Contents/Resources/link.txt", "Contents/Resources/dangling", "Contents/Resources/absolute"] {
-            let original = try Descriptor.open(tree.path("Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(Paths.lastComponent(relative))
-            let copy = try Descriptor.open(Paths.join(extracted, "Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(Paths.lastComponent(relative))
+            let original = try Descriptor.open(tree.path("Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(FileName(Paths.lastComponent(relative)))
+            let copy = try Descriptor.open(Paths.join(extracted, "Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(FileName(Paths.lastComponent(relative)))
             #expect(original == copy)
         }
         let original = try FileStatus.of(tree.path("Chess.app/Contents/Info.plist"))
@@ -64,7 +64,7 @@ import TestSupport
 
     @Test func readsAtAnyOffsetMatchTheSequentialStream() throws {
         let tree = writePackage()
-        let layout = try TarLayout(packagePath: tree.path("Chess.app"))
+        let layout = try TarLayout(packagePath: FilePath(tree.path("Chess.app")))
         let files = TarFileSource()
         let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
         var generator = SeededGenerator(seed: 99)

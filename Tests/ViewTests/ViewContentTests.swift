@@ -20,7 +20,7 @@ extension MountedViewTests {
             let diff = try Subprocess.run("/usr/bin/diff", ["-r", "--no-dereference", fixture.tree.path("Applications/Chess.app"), Paths.join(extracted, "Chess.app")])
             #expect(diff.status == 0, "\(diff)")
             for relative in ["Contents/Resources/rules-link.html", "Contents/Resources/outside"] {
-                let link = Paths.lastComponent(relative)
+                let link = FileName(Paths.lastComponent(relative))
                 let original = try Descriptor.open(fixture.tree.path("Applications/Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(link)
                 let copy = try Descriptor.open(Paths.join(extracted, "Chess.app/Contents/Resources"), flags: O_PATH_DIRECTORY).readLink(link)
                 #expect(original == copy)

@@ -66,8 +66,8 @@ extension MountedViewTests {
             expectReadOnly("chmod", chmod(file, 0o777))
             expectReadOnly("chown", chown(file, 1, 1))
             expectReadOnly("utimes", utimensat(AT_FDCWD, file, nil, 0))
-            for (what, change) in [("setxattr", { try ExtendedAttributes.set("user.x", to: [1], atPath: file) }),
-                                   ("removexattr", { try ExtendedAttributes.remove("user.comment", atPath: file) })] as [(String, () throws -> Void)] {
+            for (what, change) in [("setxattr", { try ExtendedAttributes.set("user.x", to: [1], atPath: FilePath(file)) }),
+                                   ("removexattr", { try ExtendedAttributes.remove("user.comment", atPath: FilePath(file)) })] as [(String, () throws -> Void)] {
                 #expect(throws: SystemError.self, "\(what)") { try change() }
                 do { try change() } catch let error as SystemError { #expect(error.errno == EROFS, "\(what): \(error)") }
             }

@@ -232,7 +232,7 @@ final class WatchFixture: @unchecked Sendable {
         for index in 0..<30 { fixture.tree.macApp("Group\(index % 3)/App\(index).app", identifier: "com.example.limit\(index)") }
         let watcher = try fixture.start(environment: ["BUNDLEFS_WATCH_LIMIT": "12", "BUNDLEFS_RESCAN_INTERVAL": "0.3"])
         let status = try #require(watcher.status())
-        let directories = try Catalogue(path: fixture.catalogue, mode: .readOnly).counts(under: fixture.tree.root).directories
+        let directories = try Catalogue(path: fixture.catalogue, mode: .readOnly).counts(under: FilePath(fixture.tree.root)).directories
         #expect(status.watchedDirectories == 12)
         #expect(status.unwatchedDirectories == directories - 12)
         #expect(watcher.log.contains("watch limit"))

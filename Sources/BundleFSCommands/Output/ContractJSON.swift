@@ -4,47 +4,47 @@ import SystemCalls
 /// The JSON objects `query --json` and `show --json` print (SPEC.md, "Command line"): the
 /// contract's fields in its order, then extras.
 enum ContractJSON {
-    static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false, infoJSON: JSONValue? = nil) -> JSONValue {
+    static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false) -> JSONValue {
         var members: [(String, JSONValue)] = [
-            ("path", .string(record.path)),
+            ("path", .string(record.path.string)),
             ("identifier", .optional(record.identifier)),
             ("kind", .string(record.kind)),
             ("isPackage", .bool(record.isPackage)),
             ("packageReasons", .strings(record.packageReasons.names)),
             ("isBundle", .bool(record.isBundle)),
-            ("name", .string(record.name)),
+            ("name", .string(record.name.string)),
             ("displayName", .string(record.displayName(for: languages))),
             ("version", .optional(record.version)),
             ("shortVersion", .optional(record.shortVersion)),
             ("developmentRegion", .optional(record.developmentRegion)),
             ("localizations", .strings(record.localizations)),
-            ("executable", .optional(record.executable)),
+            ("executable", .optional(record.executable?.string)),
             ("errors", .strings(record.errors)),
             ("warnings", .strings(record.warnings)),
             ("layout", .optional(record.layout?.rawValue)),
-            ("infoFile", .optional(record.infoFile)),
+            ("infoFile", .optional(record.infoFile?.string)),
             ("numericVersion", .integer(Int64(record.numericVersion))),
         ]
-        if FileNameCoding.hasEscapes(record.path) {
+        if FileNameCoding.hasEscapes(record.path.string) {
             // The name is not UTF-8: give the exact bytes as well.
-            members.append(("pathBytes", .string(Base64.encode(FileNameCoding.bytes(of: record.path)))))
+            members.append(("pathBytes", .string(Base64.encode(record.path.bytes))))
         }
         guard detailed else { return .object(members) }
         members += [
             ("infoFormat", .optional(record.infoFormat?.rawValue)),
-            ("resourcesDirectory", .optional(record.resourcesDirectory)),
+            ("resourcesDirectory", .optional(record.resourcesDirectory?.string)),
             ("chosenLocalizations", .strings(record.localizationChooser.lprojSearchOrder(for: languages))),
             ("finderFlags", record.finderFlags.map { .integer(Int64($0)) } ?? .null),
             ("finderInfoSource", .optional(record.finderInfoSource?.rawValue)),
             ("infoPlistStrings", .object(record.infoPlistStrings.keys.sorted().map { localization in
                 let table = record.infoPlistStrings[localization]!
-                return (localization, .object(table.keys.sorted().map { ($0, .string(table[$0]!)) }))
+                return (localization.string, .object(table.keys.sorted().map { ($0, .string(table[$0]!)) }))
             })),
             ("documentTypes", .array(record.documentTypes.map { type in
                 .object([("name", .optional(type.name)), ("extensions", .strings(type.extensions)),
                          ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage))])
             })),
-            ("info", infoJSON ?? PlistValue.dictionary(record.info).jsonValue),
+            ("info", PlistValue.dictionary(record.info).jsonValue),
         ]
         return .object(members)
     }

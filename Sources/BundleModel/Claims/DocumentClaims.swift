@@ -1,3 +1,5 @@
+public import SystemCalls
+
 /// One entry of an application's CFBundleDocumentTypes.
 public struct DocumentType: Sendable, Hashable, Codable {
     public var name: String?
@@ -76,14 +78,14 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
 }
 
 /// One extension an application claims as a package type, and how (rule 14).
-public struct PackageClaim: Sendable, Hashable, Codable {
-    public var applicationPath: String
+public struct PackageClaim: Sendable, Hashable {
+    public var applicationPath: FilePath
     public var ext: String
     /// nil when claimed through CFBundleTypeExtensions with LSTypeIsPackage; else the type
     /// identifier whose declaration conforms to `com.apple.package`.
     public var contentType: String?
 
-    public init(applicationPath: String, ext: String, contentType: String?) {
+    public init(applicationPath: FilePath, ext: String, contentType: String?) {
         self.applicationPath = applicationPath
         self.ext = ext
         self.contentType = contentType
@@ -94,11 +96,11 @@ public struct PackageClaim: Sendable, Hashable, Codable {
 /// Claims are global: any application's type declarations count for any other's document types.
 public enum ClaimResolver {
     public struct Application: Sendable {
-        public var path: String
+        public var path: FilePath
         public var documentTypes: [DocumentType]
         public var typeDeclarations: [TypeDeclaration]
 
-        public init(path: String, documentTypes: [DocumentType], typeDeclarations: [TypeDeclaration]) {
+        public init(path: FilePath, documentTypes: [DocumentType], typeDeclarations: [TypeDeclaration]) {
             self.path = path
             self.documentTypes = documentTypes
             self.typeDeclarations = typeDeclarations

@@ -1,3 +1,5 @@
+public import SystemCalls
+
 /// What the Finder shows for an item (BUNDLES.md section 5).
 public enum DisplayNames {
     /// Rules 16 and 17 for a bundle or package.
@@ -34,12 +36,12 @@ public enum DisplayNames {
     /// - Parameters:
     ///   - stringsFiles: the available strings tables by file stem (`de` for `de.strings`).
     public static func forLocalizedFolder(
-        realName: String, stringsFiles: [String: StringsTable], languages: [LanguageTag]
+        realName: String, stringsFiles: [FileName: StringsTable], languages: [LanguageTag]
     ) -> String {
         let name = FileNames.stem(realName)
-        let chooser = LocalizationChooser(lprojNames: Array(stringsFiles.keys))
+        let chooser = LocalizationChooser(lprojNames: stringsFiles.keys.map(\.string))
         for stem in chooser.lprojSearchOrder(for: languages) {
-            if let value = stringsFiles[stem]?[name], !value.isEmpty { return value }
+            if let value = stringsFiles[FileName(stem)]?[name], !value.isEmpty { return value }
         }
         return name
     }

@@ -1,4 +1,4 @@
-import SystemCalls
+public import SystemCalls
 
 /// Reads one directory into a `BundleRecord`, applying the recognition, layout, Info, localization
 /// and claim rules. Never throws: what goes wrong is recorded on the record, and the directory is
@@ -14,10 +14,10 @@ public struct BundleInspector: Sendable {
 
     /// Whether a name (in any case) is one that rule 2 decides layouts by; such entries' symlinks
     /// are resolved when a directory is inspected.
-    public static func isMarker(_ name: String) -> Bool {
-        FileNames.equalsIgnoringASCIICase(name, "contents") || FileNames.equalsIgnoringASCIICase(name, "resources")
-            || FileNames.equalsIgnoringASCIICase(name, "support files") || FileNames.equalsIgnoringASCIICase(name, "versions")
-            || FileNames.equalsIgnoringASCIICase(name, "info.plist") || FileNames.equalsIgnoringASCIICase(name, "info-gnustep.plist")
+    public static func isMarker(_ name: FileName) -> Bool {
+        name.equalsIgnoringASCIICase("contents") || name.equalsIgnoringASCIICase("resources")
+            || name.equalsIgnoringASCIICase("support files") || name.equalsIgnoringASCIICase("versions")
+            || name.equalsIgnoringASCIICase("info.plist") || name.equalsIgnoringASCIICase("info-gnustep.plist")
     }
 
     /// The record for a directory, or nil when it is neither a bundle nor a package. The
@@ -42,7 +42,7 @@ struct Inspection {
     }
 
     func inspect(_ directory: DirectoryContext) -> BundleRecord? {
-        let ext = FileNames.lowercasedExtension(directory.name)
+        let ext = directory.name.lowercasedExtension
         var record = BundleRecord(path: directory.path)
         readFinderInfo(directory, into: &record)
         if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
@@ -75,7 +75,7 @@ struct Inspection {
             if let info {
                 readInfo(info, bundle: directory.relativePath, into: &record)
             } else {
-                record.errors.append("no Info.plist in \(layout.infoDirectory.isEmpty ? "the bundle" : layout.infoDirectory + "/")")
+                record.errors.append("no Info.plist in \(layout.infoDirectory.isEmpty ? "the bundle" : layout.infoDirectory.string + "/")")
             }
             readLocalizations(bundle: directory.relativePath, layout: layout, topListing: listing, into: &record)
             findExecutable(bundle: directory.relativePath, layout: layout, topEntries: directory.entries, into: &record)
@@ -115,7 +115,7 @@ struct Inspection {
             }
         }
         guard directory.hasSidecar, !directory.relativePath.isEmpty else { return }
-        let sidecar = Paths.join(Paths.parent(directory.relativePath), "._" + directory.name)
+        let sidecar = directory.relativePath.parent.appending(directory.name.prefixed("._"))
         do {
             let header = try root.readPrefix(sidecar, count: 64 * 1024)
             if let finderInfo = FinderInfo.decodeAppleDouble(header) {
@@ -133,8 +133,8 @@ struct Inspection {
 
     /// Turns raw entries into a `Listing`, resolving symlinks (beneath the root) only for names
     /// that `resolving` picks; other symlinks count as `.other`.
-    func listing(of entries: [DirectoryEntry], in relative: String, resolving: (String) -> Bool) -> Listing {
-        var kinds: [String: EntryKind] = [:]
+    func listing(of entries: [DirectoryEntry], in relative: FilePath, resolving: (FileName) -> Bool) -> Listing {
+        var kinds: [FileName: EntryKind] = [:]
         kinds.reserveCapacity(entries.count)
         for entry in entries {
             var type = entry.type
@@ -147,7 +147,7 @@ struct Inspection {
             case .directory: kinds[entry.name] = .directory
             case .regular: kinds[entry.name] = .file
             case .symlink:
-                guard resolving(entry.name), let target = root.status(Paths.join(relative, entry.name)) else {
+                guard resolving(entry.name), let target = root.status(relative.appending(entry.name)) else {
                     kinds[entry.name] = .other
                     continue
                 }
@@ -158,16 +158,16 @@ struct Inspection {
         return Listing(kinds)
     }
 
-    private func currentFrameworkVersion(_ bundle: String) -> (name: String, note: String?)? {
-        let versionsPath = Paths.join(bundle, "Versions")
+    private func currentFrameworkVersion(_ bundle: FilePath) -> (name: FileName, note: String?)? {
+        let versionsPath = bundle.appending("Versions")
         guard let (entries, _) = root.list(versionsPath, recorder: recorder) else { return nil }
         let versions = listing(of: entries, in: versionsPath, resolving: { _ in true })
         var linkTarget: String?
         var standIn: String?
         if let entry = entries.first(where: { $0.name == "Current" }) {
             if entry.type == .symlink, let handle = try? root.open(versionsPath, flags: O_PATH_DIRECTORY) {
-                linkTarget = try? handle.readLink("Current")
-            } else if entry.type == .regular, let (bytes, _) = try? root.readRegularFile(Paths.join(versionsPath, "Current"), limit: 256) {
+                linkTarget = (try? handle.readLink("Current"))?.string
+            } else if entry.type == .regular, let (bytes, _) = try? root.readRegularFile(versionsPath.appending("Current"), limit: 256) {
                 standIn = String(decoding: bytes, as: UTF8.self).trimmingSpaces
             }
         }
@@ -178,25 +178,25 @@ struct Inspection {
 
     /// The Info file's path relative to the bundle, or nil. Exact names first, GNUstep's winning;
     /// then a case-insensitive match, which is noted.
-    private func findInfoFile(bundle: String, layout: BundleLayout, topListing: Listing) -> InfoFile? {
+    private func findInfoFile(bundle: FilePath, layout: BundleLayout, topListing: Listing) -> InfoFile? {
         for directory in [layout.infoDirectory] + layout.alternateInfoDirectories {
             let listing: Listing
             if directory.isEmpty {
                 listing = topListing
             } else {
-                guard let (entries, _) = root.list(Paths.join(bundle, directory), recorder: recorder) else { continue }
-                listing = self.listing(of: entries, in: Paths.join(bundle, directory), resolving: BundleInspector.isMarker)
+                guard let (entries, _) = root.list(bundle.appending(directory), recorder: recorder) else { continue }
+                listing = self.listing(of: entries, in: bundle.appending(directory), resolving: BundleInspector.isMarker)
             }
             // Anything but a directory counts as present: reading a FIFO, device or dangling link
             // then fails with an error that says what it is.
             for name in BundleLayout.infoFileNames {
                 if let kind = listing.entries[name], !kind.isDirectoryLike {
-                    return InfoFile(path: Paths.join(directory, name), caseMismatch: false, isPlainFile: kind == .file)
+                    return InfoFile(path: directory.appending(name), caseMismatch: false, isPlainFile: kind == .file)
                 }
             }
             for name in BundleLayout.infoFileNames {
                 if let real = listing.realName(name, where: \.isFileLike) {
-                    return InfoFile(path: Paths.join(directory, real), caseMismatch: true, isPlainFile: listing.entries[real] == .file)
+                    return InfoFile(path: directory.appending(real), caseMismatch: true, isPlainFile: listing.entries[real] == .file)
                 }
             }
         }
@@ -204,18 +204,18 @@ struct Inspection {
     }
 
     struct InfoFile {
-        var path: String
+        var path: FilePath
         var caseMismatch: Bool
         /// The listing says it is a regular file (not a symlink): no need to check before opening.
         var isPlainFile: Bool
     }
 
-    private func readInfo(_ info: InfoFile, bundle: String, into record: inout BundleRecord) {
+    private func readInfo(_ info: InfoFile, bundle: FilePath, into record: inout BundleRecord) {
         record.infoFile = info.path
         if info.caseMismatch {
             record.warnings.append("\(info.path) is not spelled Info.plist exactly; read anyway")
         }
-        guard let (bytes, status) = readFile(Paths.join(bundle, info.path), limit: settings.infoFileLimit, label: info.path,
+        guard let (bytes, status) = readFile(bundle.appending(info.path), limit: settings.infoFileLimit, label: info.path.string,
                                               knownRegular: info.isPlainFile, into: &record) else { return }
         record.stamps.append(FileStamp(path: info.path, changeTime: status.changeTime, size: status.size, inode: status.inode))
         do {
@@ -236,7 +236,7 @@ struct Inspection {
     }
 
     /// Reads a whole regular file beneath the root, bounded; failures become errors on the record.
-    private func readFile(_ relative: String, limit: Int, label: String, knownRegular: Bool = false, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
+    private func readFile(_ relative: FilePath, limit: Int, label: String, knownRegular: Bool = false, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
         do {
             return try root.readRegularFile(relative, limit: limit, knownRegular: knownRegular)
         } catch let error as BoundedReadError {
@@ -256,41 +256,41 @@ struct Inspection {
 
     // MARK: Localizations
 
-    private func readLocalizations(bundle: String, layout: BundleLayout, topListing: Listing, into record: inout BundleRecord) {
+    private func readLocalizations(bundle: FilePath, layout: BundleLayout, topListing: Listing, into record: inout BundleRecord) {
         let resources = layout.resourcesDirectory
-        let resourcesPath = Paths.join(bundle, resources)
+        let resourcesPath = bundle.appending(resources)
         let listing: Listing
         if resources.isEmpty {
             listing = topListing
         } else {
             guard let (entries, status) = root.list(resourcesPath, recorder: recorder) else { return }
             record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
-            listing = self.listing(of: entries, in: resourcesPath, resolving: FileNames.isLprojName)
+            listing = self.listing(of: entries, in: resourcesPath, resolving: \.isLproj)
         }
-        var lprojs: [String] = []
-        for (name, kind) in listing.entries where kind.isDirectoryLike && FileNames.isLprojName(name) {
-            lprojs.append(FileNames.stem(name))
+        var lprojs: [FileName] = []
+        for (name, kind) in listing.entries where kind.isDirectoryLike && name.isLproj {
+            lprojs.append(name.stem)
         }
-        record.localizations = lprojs.sorted()
+        record.localizations = lprojs.sorted().map(\.string)
         if let kind = listing.entries["InfoPlist.strings"], kind.isFileLike {
-            readStrings(Paths.join(resources, "InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
+            readStrings(resources.appending("InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
         }
         // Listing each lproj tells whether it has an InfoPlist.strings and whether that is a plain
         // file; the walk reuses the listing instead of making its own.
         for lproj in record.localizations {
-            let lprojPath = Paths.join(resources, lproj + ".lproj")
-            guard let (entries, _) = root.list(Paths.join(bundle, lprojPath), recorder: recorder),
+            let lprojPath = resources.appending(FileName(lproj + ".lproj"))
+            guard let (entries, _) = root.list(bundle.appending(lprojPath), recorder: recorder),
                   let entry = entries.first(where: { $0.name == "InfoPlist.strings" })
             else { continue }
-            readStrings(Paths.join(lprojPath, "InfoPlist.strings"), bundle: bundle, localization: lproj,
+            readStrings(lprojPath.appending("InfoPlist.strings"), bundle: bundle, localization: FileName(lproj),
                         knownRegular: entry.type == .regular, into: &record)
         }
     }
 
-    private func readStrings(_ path: String, bundle: String, localization: String, knownRegular: Bool = false, into record: inout BundleRecord) {
+    private func readStrings(_ path: FilePath, bundle: FilePath, localization: FileName, knownRegular: Bool = false, into record: inout BundleRecord) {
         // The file exists, so rule 12 picks it even when it turns out unreadable.
         record.infoPlistStrings[localization] = [:]
-        guard let (bytes, status) = readFile(Paths.join(bundle, path), limit: settings.stringsFileLimit, label: path,
+        guard let (bytes, status) = readFile(bundle.appending(path), limit: settings.stringsFileLimit, label: path.string,
                                               knownRegular: knownRegular, into: &record) else { return }
         record.stamps.append(FileStamp(path: path, changeTime: status.changeTime, size: status.size, inode: status.inode))
         do {
@@ -304,23 +304,24 @@ struct Inspection {
 
     // MARK: Executable
 
-    private func findExecutable(bundle: String, layout: BundleLayout, topEntries: [DirectoryEntry], into record: inout BundleRecord) {
-        guard let name = record.infoDictionary.executable, !name.isEmpty else { return }
-        guard !name.contains("/"), name != ".", name != ".." else {
-            record.errors.append("executable name \"\(name)\" is not a file name")
+    private func findExecutable(bundle: FilePath, layout: BundleLayout, topEntries: [DirectoryEntry], into record: inout BundleRecord) {
+        guard let text = record.infoDictionary.executable, !text.isEmpty else { return }
+        guard !text.contains("/"), text != ".", text != ".." else {
+            record.errors.append("executable name \"\(text)\" is not a file name")
             return
         }
+        let name = FileName(text)
         for directory in layout.executableDirectories {
             // The listing says whether it is there; only a symlink needs following to see what it is.
-            let entries = directory.isEmpty ? topEntries : root.list(Paths.join(bundle, directory), recorder: recorder)?.entries
+            let entries = directory.isEmpty ? topEntries : root.list(bundle.appending(directory), recorder: recorder)?.entries
             guard let entry = entries?.first(where: { $0.name == name }) else { continue }
-            let relative = Paths.join(directory, name)
-            if entry.type == .regular || (entry.type == .symlink && root.status(Paths.join(bundle, relative))?.type == .regular) {
-                record.executable = Paths.join(record.path, relative)
+            let relative = directory.appending(name)
+            if entry.type == .regular || (entry.type == .symlink && root.status(bundle.appending(relative))?.type == .regular) {
+                record.executable = record.path.appending(relative)
                 return
             }
         }
-        let places = layout.executableDirectories.map { $0.isEmpty ? "the bundle's top" : $0 + "/" }.joined(separator: " or ")
+        let places = layout.executableDirectories.map { $0.isEmpty ? "the bundle's top" : $0.string + "/" }.joined(separator: " or ")
         record.errors.append("executable \"\(name)\" is not in \(places)")
     }
 }

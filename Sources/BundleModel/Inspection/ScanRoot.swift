@@ -7,34 +7,34 @@ import Glibc
 /// root with RESOLVE_BENEATH, so neither `..` nor a symlink can lead a read out of the tree.
 public struct ScanRoot: Sendable, BeneathReading {
     /// Absolute, normalised path.
-    public let path: String
+    public let path: FilePath
     let descriptor: Descriptor
 
-    public init(path: String) throws {
-        let absolute = Paths.absolute(path, base: "/")
+    public init(path: FilePath) throws {
+        let absolute = path.absolute(base: .root)
         self.path = absolute
         descriptor = try Descriptor.open(absolute, flags: O_PATH_DIRECTORY)
     }
 
     /// The filesystem root: reads may go anywhere (used by `show`, which has no tree).
-    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: "/") }
+    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: .root) }
 
     /// `path` relative to the root, or nil when outside it.
-    public func relative(_ path: String) -> String? { Paths.relative(path, to: self.path) }
+    public func relative(_ path: FilePath) -> FilePath? { path.relative(to: self.path) }
 
-    public func absolute(_ relative: String) -> String { Paths.join(path, relative) }
+    public func absolute(_ relative: FilePath) -> FilePath { path.appending(relative) }
 
     /// Opens a path relative to the root, never leaving it.
-    public func open(_ relative: String, flags: Int32) throws -> Descriptor {
-        try descriptor.openBeneath(relative.isEmpty ? "." : relative, flags: flags)
+    public func open(_ relative: FilePath, flags: Int32) throws -> Descriptor {
+        try descriptor.openBeneath(relative, flags: flags)
     }
 }
 
 /// Opening paths relative to a scan root without leaving it; the reads below are built on `open`.
 public protocol BeneathReading {
     /// Opens a path relative to the root, never leaving the root.
-    func open(_ relative: String, flags: Int32) throws -> Descriptor
-    func absolute(_ relative: String) -> String
+    func open(_ relative: FilePath, flags: Int32) throws -> Descriptor
+    func absolute(_ relative: FilePath) -> FilePath
 }
 
 /// Opens paths relative to the root, but starts the lookup at an open directory inside the tree (a
@@ -45,12 +45,12 @@ struct ResolutionScope: BeneathReading {
     let root: ScanRoot
     let base: Descriptor?
     /// The base directory's path relative to the root.
-    let baseRelative: String
+    let baseRelative: FilePath
 
-    func open(_ relative: String, flags: Int32) throws -> Descriptor {
-        if let base, let inner = baseRelative.isEmpty ? relative : Paths.relative(relative, to: baseRelative) {
+    func open(_ relative: FilePath, flags: Int32) throws -> Descriptor {
+        if let base, let inner = relative.relative(to: baseRelative) {
             do {
-                return try base.openBeneath(inner.isEmpty ? "." : inner, flags: flags)
+                return try base.openBeneath(inner, flags: flags)
             } catch let error as SystemError where error.errno == EXDEV {
                 // It leaves the bundle: allowed, as long as it stays in the tree.
             }
@@ -58,13 +58,13 @@ struct ResolutionScope: BeneathReading {
         return try root.open(relative, flags: flags)
     }
 
-    func absolute(_ relative: String) -> String { root.absolute(relative) }
+    func absolute(_ relative: FilePath) -> FilePath { root.absolute(relative) }
 }
 
 extension BeneathReading {
     /// Status of a path relative to the root, following symlinks that stay inside; nil when it
     /// does not exist or cannot be reached.
-    public func status(_ relative: String) -> FileStatus? {
+    public func status(_ relative: FilePath) -> FileStatus? {
         guard let handle = try? open(relative, flags: O_PATH_ONLY) else { return nil }
         return try? handle.status()
     }
@@ -73,8 +73,8 @@ extension BeneathReading {
     /// O_PATH handle first, so a FIFO or a device is never opened and an oversized file never read.
     /// `knownRegular` says a listing just showed it as a regular file (not a symlink), which makes
     /// the O_PATH check redundant; the type is still verified after opening, non-blocking.
-    public func readRegularFile(_ relative: String, limit: Int, knownRegular: Bool = false) throws -> (bytes: [UInt8], status: FileStatus) {
-        let display = absolute(relative)
+    public func readRegularFile(_ relative: FilePath, limit: Int, knownRegular: Bool = false) throws -> (bytes: [UInt8], status: FileStatus) {
+        let display = absolute(relative).string
         var before: FileStatus?
         if !knownRegular {
             let status = try open(relative, flags: O_PATH_ONLY).status()
@@ -91,22 +91,22 @@ extension BeneathReading {
     }
 
     /// Whether anything (even a dangling symlink) is at a path, without following a final symlink.
-    func isPresent(_ relative: String) -> Bool {
+    func isPresent(_ relative: FilePath) -> Bool {
         (try? open(relative, flags: O_PATH_ONLY | O_NOFOLLOW)) != nil
     }
 
     /// The first `count` bytes of a regular file relative to the root (never opening anything else).
-    func readPrefix(_ relative: String, count: Int) throws -> [UInt8] {
+    func readPrefix(_ relative: FilePath, count: Int) throws -> [UInt8] {
         let before = try open(relative, flags: O_PATH_ONLY).status()
-        guard before.type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative), type: before.type) }
+        guard before.type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative).string, type: before.type) }
         let file = try open(relative, flags: Descriptor.probeRead)
-        guard try file.status().type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative), type: before.type) }
+        guard try file.status().type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative).string, type: before.type) }
         return try file.read(at: 0, count: count)
     }
 
     /// The entries of a directory relative to the root; nil when it cannot be listed. Listings are
     /// offered to `recorder`, so a walk can reuse them rather than list the directory again.
-    func list(_ relative: String, recorder: ListingRecorder? = nil) -> (entries: [DirectoryEntry], status: FileStatus)? {
+    func list(_ relative: FilePath, recorder: ListingRecorder? = nil) -> (entries: [DirectoryEntry], status: FileStatus)? {
         guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal) else { return nil }
         recorder?.beforeListing?(absolute(relative), directory)
         guard let status = try? directory.status(),
@@ -127,19 +127,15 @@ public final class ListingRecorder: @unchecked Sendable {
         public var descriptor: Descriptor
     }
 
-    public private(set) var listings: [(path: String, listed: Listed)] = []
+    public private(set) var listings: [(path: FilePath, listed: Listed)] = []
     /// Called with each directory once it is open and before it is listed.
-    let beforeListing: (@Sendable (String, Descriptor) -> Void)?
+    let beforeListing: (@Sendable (FilePath, Descriptor) -> Void)?
 
-    public init(beforeListing: (@Sendable (String, Descriptor?) -> Void)? = nil) {
-        if let hook = beforeListing {
-            self.beforeListing = { @Sendable (path: String, descriptor: Descriptor) in hook(path, descriptor) }
-        } else {
-            self.beforeListing = nil
-        }
+    public init(beforeListing: (@Sendable (FilePath, Descriptor) -> Void)? = nil) {
+        self.beforeListing = beforeListing
     }
 
-    func record(path: String, entries: [DirectoryEntry], status: FileStatus, descriptor: Descriptor) {
+    func record(path: FilePath, entries: [DirectoryEntry], status: FileStatus, descriptor: Descriptor) {
         listings.append((path, Listed(entries: entries, status: status, descriptor: descriptor)))
     }
 }

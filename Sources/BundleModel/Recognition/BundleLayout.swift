@@ -1,3 +1,5 @@
+public import SystemCalls
+
 /// How an entry of a listed directory presents itself to layout detection: symlinks are resolved
 /// (a symlink to a directory counts as a directory, rule 2).
 public enum EntryKind: Sendable, Equatable {
@@ -14,18 +16,19 @@ public enum EntryKind: Sendable, Equatable {
 
 /// One listing of a directory, by real name, for the rules that are decided from it.
 public struct Listing: Sendable, Equatable {
-    public var entries: [String: EntryKind]
+    public var entries: [FileName: EntryKind]
 
-    public init(_ entries: [String: EntryKind]) { self.entries = entries }
+    public init(_ entries: [FileName: EntryKind]) { self.entries = entries }
 
-    /// The real spelling of `name`: the exact name if present, else the first case-insensitive match
-    /// in byte order (rule 2: names match case-insensitively; paths use the real spelling).
-    public func realName(_ name: String, where kind: (EntryKind) -> Bool) -> String? {
+    /// The real spelling of `name` (ASCII): the exact name if present, else the first
+    /// case-insensitive match in byte order (rule 2: names match case-insensitively; paths use the
+    /// real spelling).
+    public func realName(_ name: FileName, where kind: (EntryKind) -> Bool) -> FileName? {
         if let exact = entries[name], kind(exact) { return name }
-        let lowered = Array(name.lowercased().utf8)
+        let lowered = Array(name.string.lowercased().utf8)
         return entries.keys.filter { key in
-            guard key.utf8.count == lowered.count, kind(entries[key]!) else { return false }
-            return zip(key.utf8, lowered).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+            guard key.string.utf8.count == lowered.count, kind(entries[key]!) else { return false }
+            return zip(key.string.utf8, lowered).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
         }.min()
     }
 }
@@ -48,20 +51,20 @@ public enum LayoutKind: String, Sendable, Codable {
 public struct BundleLayout: Sendable, Equatable {
     public var kind: LayoutKind
     /// The directory holding the Info file.
-    public var infoDirectory: String
+    public var infoDirectory: FilePath
     /// Directories also searched for the Info file, after `infoDirectory`.
-    public var alternateInfoDirectories: [String]
+    public var alternateInfoDirectories: [FilePath]
     /// The resources directory: the global level of the bundle search pattern.
-    public var resourcesDirectory: String
+    public var resourcesDirectory: FilePath
     /// Where the executable is looked for, in order.
-    public var executableDirectories: [String]
+    public var executableDirectories: [FilePath]
 
     /// Decides the layout from one listing of the bundle directory (rule 2): `Contents/`, then
     /// `Resources/`, then `Support Files/`, then a top-level Info file; a `.framework` looks at
     /// `Resources/` first and, failing that, at `Versions/`. `versions` is asked only for frameworks
     /// without a top-level `Resources/`, and answers the current version's directory name.
     public static func detect(
-        listing: Listing, lowercasedExtension: String?, currentVersion: () -> String?
+        listing: Listing, lowercasedExtension: String?, currentVersion: () -> FileName?
     ) -> BundleLayout? {
         let isFramework = lowercasedExtension == "framework"
         let contents = listing.realName("Contents", where: \.isDirectoryLike)
@@ -72,40 +75,42 @@ public struct BundleLayout: Sendable, Equatable {
             return resourcesLayout(resources)
         }
         if let contents {
+            let top = FilePath(contents)
             return BundleLayout(
-                kind: .contents, infoDirectory: contents, alternateInfoDirectories: [],
-                resourcesDirectory: contents + "/Resources",
-                executableDirectories: [contents + "/MacOS", contents])
+                kind: .contents, infoDirectory: top, alternateInfoDirectories: [],
+                resourcesDirectory: top.appending("Resources"),
+                executableDirectories: [top.appending("MacOS"), top])
         }
         if let resources {
             return resourcesLayout(resources)
         }
         if let supportFiles {
+            let top = FilePath(supportFiles)
             return BundleLayout(
-                kind: .supportFiles, infoDirectory: supportFiles, alternateInfoDirectories: [],
-                resourcesDirectory: supportFiles + "/Resources",
-                executableDirectories: [supportFiles, supportFiles + "/MacOS", ""])
+                kind: .supportFiles, infoDirectory: top, alternateInfoDirectories: [],
+                resourcesDirectory: top.appending("Resources"),
+                executableDirectories: [top, top.appending("MacOS"), .here])
         }
         if isFramework, listing.realName("Versions", where: \.isDirectoryLike) != nil, let version = currentVersion() {
-            let versionDirectory = "Versions/" + version
+            let versionDirectory = FilePath("Versions").appending(version)
             return BundleLayout(
-                kind: .versionedFramework, infoDirectory: versionDirectory + "/Resources",
+                kind: .versionedFramework, infoDirectory: versionDirectory.appending("Resources"),
                 alternateInfoDirectories: [versionDirectory],
-                resourcesDirectory: versionDirectory + "/Resources",
-                executableDirectories: [versionDirectory, ""])
+                resourcesDirectory: versionDirectory.appending("Resources"),
+                executableDirectories: [versionDirectory, .here])
         }
         if hasTopLevelInfo(listing) {
             return BundleLayout(
-                kind: .flat, infoDirectory: "", alternateInfoDirectories: [], resourcesDirectory: "",
-                executableDirectories: [""])
+                kind: .flat, infoDirectory: .here, alternateInfoDirectories: [], resourcesDirectory: .here,
+                executableDirectories: [.here])
         }
         return nil
     }
 
-    private static func resourcesLayout(_ resources: String) -> BundleLayout {
+    private static func resourcesLayout(_ resources: FileName) -> BundleLayout {
         BundleLayout(
-            kind: .resources, infoDirectory: resources, alternateInfoDirectories: [""],
-            resourcesDirectory: resources, executableDirectories: ["", "Contents/MacOS"])
+            kind: .resources, infoDirectory: FilePath(resources), alternateInfoDirectories: [.here],
+            resourcesDirectory: FilePath(resources), executableDirectories: [.here, "Contents/MacOS"])
     }
 
     static func hasTopLevelInfo(_ listing: Listing) -> Bool {
@@ -115,7 +120,7 @@ public struct BundleLayout: Sendable, Equatable {
 
     /// The names an Info file may have in one directory, most authoritative first: GNUstep's
     /// `Info-gnustep.plist` wins over `Info.plist` in the same place (rule 6).
-    public static let infoFileNames = ["Info-gnustep.plist", "Info.plist"]
+    public static let infoFileNames: [FileName] = ["Info-gnustep.plist", "Info.plist"]
 }
 
 /// Picks a framework's current version from a listing of its `Versions/` directory: the
@@ -125,16 +130,16 @@ public struct BundleLayout: Sendable, Equatable {
 public enum FrameworkVersions {
     public static func current(
         versions: Listing, currentLinkTarget: String?, currentStandInText: String?
-    ) -> (name: String, note: String?)? {
+    ) -> (name: FileName, note: String?)? {
         let realVersions = versions.entries.filter { $0.value == .directory && $0.key != "Current" }.map(\.key)
-        if let target = currentLinkTarget, isPlainVersionName(target), versions.entries[target]?.isDirectoryLike == true {
-            return (target, nil)
+        if let target = currentLinkTarget, isPlainVersionName(target), versions.entries[FileName(target)]?.isDirectoryLike == true {
+            return (FileName(target), nil)
         }
         if versions.entries["Current"] == .directory { return ("Current", nil) }
-        if let text = currentStandInText, isPlainVersionName(text), versions.entries[text]?.isDirectoryLike == true {
-            return (text, "Versions/Current is a plain file naming \"\(text)\", not a symlink; followed as one")
+        if let text = currentStandInText, isPlainVersionName(text), versions.entries[FileName(text)]?.isDirectoryLike == true {
+            return (FileName(text), "Versions/Current is a plain file naming \"\(text)\", not a symlink; followed as one")
         }
-        guard let highest = realVersions.max(by: { BundleVersion.compare($0, $1) == .orderedAscending }) else { return nil }
+        guard let highest = realVersions.max(by: { BundleVersion.compare($0.string, $1.string) == .orderedAscending }) else { return nil }
         let note = realVersions.count > 1 || versions.entries["Current"] != nil
             ? "Versions/Current does not lead to a version; used the highest, \(highest)" : nil
         return (highest, note)

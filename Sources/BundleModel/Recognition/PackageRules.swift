@@ -1,3 +1,5 @@
+public import SystemCalls
+
 /// Why a directory is a package (BUNDLES.md rule 1); every reason that holds is recorded.
 public struct PackageReasons: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt8
@@ -103,5 +105,18 @@ public enum FileNames {
         let utf8 = name.utf8
         guard pathExtension(name) != nil, let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return name }
         return String(name[..<dot])
+    }
+}
+
+extension FileName {
+    /// The lower-cased extension: `Chess.APP` → `app`; nil for `Makefile`, `.hidden`, `a.`.
+    public var lowercasedExtension: String? { FileNames.lowercasedExtension(string) }
+    /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
+    public var stem: FileName { FileName(FileNames.stem(string)) }
+    /// Whether the name ends in `.lproj`, in any case.
+    public var isLproj: Bool { FileNames.isLprojName(string) }
+    /// Whether two names are equal ignoring ASCII case (bundle markers are ASCII).
+    public func equalsIgnoringASCIICase(_ lowercasedASCII: StaticString) -> Bool {
+        FileNames.equalsIgnoringASCIICase(string, lowercasedASCII)
     }
 }

@@ -1,4 +1,4 @@
-import SystemCalls
+public import SystemCalls
 
 /// The bundle search pattern (BUNDLES.md rule 12): for a resource path P relative to the resources
 /// directory, the global `Resources/P` first, then `<chosen>.lproj/P` in the order of rule 11 with
@@ -24,7 +24,7 @@ public struct ResourceResolver: Sendable {
     }
 
     public init(record: BundleRecord, within outerRoot: ScanRoot? = nil) throws {
-        guard record.isBundle, record.resourcesDirectory != nil else { throw Problem.notABundle(record.path) }
+        guard record.isBundle, record.resourcesDirectory != nil else { throw Problem.notABundle(record.path.string) }
         self.record = record
         self.outerRoot = outerRoot
         bundleRoot = try ScanRoot(path: record.path)
@@ -32,20 +32,21 @@ public struct ResourceResolver: Sendable {
 
     /// What the pattern picked: the absolute path, and the lproj it came from (nil for global).
     public struct Resolution: Sendable, Equatable {
-        public var path: String
+        public var path: FilePath
         public var localization: String?
     }
 
     /// Checks a resource path: relative, no `.` or `..` components, no `.lproj` part.
-    public static func validate(_ resourcePath: String) throws(Problem) -> [String] {
+    public static func validate(_ resourcePath: String) throws(Problem) -> [FileName] {
         if resourcePath.isEmpty { throw .invalidPath("the resource path is empty") }
-        if resourcePath.hasPrefix("/") { throw .invalidPath("\"\(resourcePath)\" must be relative to the resources directory") }
-        let components = resourcePath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let path = FilePath(resourcePath)
+        if path.isAbsolute { throw .invalidPath("\"\(resourcePath)\" must be relative to the resources directory") }
+        let components = path.components
         for component in components {
-            if component == ".." || component == "." {
+            if component.isDotOrDotDot {
                 throw .invalidPath("\"\(resourcePath)\" may not contain '.' or '..' components")
             }
-            if FileNames.lowercasedExtension(component) == "lproj" {
+            if component.lowercasedExtension == "lproj" {
                 throw .invalidPath("\"\(resourcePath)\" names an .lproj directory; give the path without it")
             }
         }
@@ -53,38 +54,38 @@ public struct ResourceResolver: Sendable {
     }
 
     /// The candidates in search order, as paths relative to the resources directory.
-    public func candidates(for resourcePath: String, languages: [LanguageTag]) throws(Problem) -> [(relative: String, localization: String?)] {
-        let joined = try Self.validate(resourcePath).joined(separator: "/")
-        var result: [(String, String?)] = [(joined, nil)]
+    public func candidates(for resourcePath: String, languages: [LanguageTag]) throws(Problem) -> [(relative: FilePath, localization: String?)] {
+        let joined = try Self.validate(resourcePath).reduce(FilePath.here) { $0.appending($1) }
+        var result: [(FilePath, String?)] = [(joined, nil)]
         for lproj in record.localizationChooser.lprojSearchOrder(for: languages) {
-            result.append((lproj + ".lproj/" + joined, lproj))
+            result.append((FilePath(FileName(lproj + ".lproj")).appending(joined), lproj))
         }
         return result
     }
 
     /// The item the pattern picks, or nil when no candidate exists.
     public func resolve(_ resourcePath: String, languages: [LanguageTag]) throws(Problem) -> Resolution? {
-        let resources = record.resourcesDirectory ?? ""
+        let resources = record.resourcesDirectory ?? .here
         // The resources directory may itself be a link leaving the bundle (Debian splits GNUstep
         // bundles between /usr/lib and /usr/share); then lookups are confined to it instead.
         let base: ScanRoot
-        let prefix: String
+        let prefix: FilePath
         if bundleRoot.status(resources)?.type == .directory {
             base = bundleRoot
             prefix = resources
         } else if outerRoot.map({ root in
-            root.relative(record.path).flatMap { root.status(Paths.join($0, resources))?.type } == .directory
-        }) ?? true, let outside = try? ScanRoot(path: Paths.join(record.path, resources)) {
+            root.relative(record.path).flatMap { root.status($0.appending(resources))?.type } == .directory
+        }) ?? true, let outside = try? ScanRoot(path: record.path.appending(resources)) {
             base = outside
-            prefix = ""
+            prefix = .here
         } else {
             return nil
         }
         for candidate in try candidates(for: resourcePath, languages: languages) {
-            guard let status = base.status(Paths.join(prefix, candidate.relative)),
+            guard let status = base.status(prefix.appending(candidate.relative)),
                   status.type == .regular || status.type == .directory
             else { continue }
-            return Resolution(path: Paths.join(Paths.join(record.path, resources), candidate.relative), localization: candidate.localization)
+            return Resolution(path: record.path.appending(resources).appending(candidate.relative), localization: candidate.localization)
         }
         return nil
     }

@@ -1,42 +1,39 @@
 import BundleModel
-import Catalogue
 import SystemCalls
 
 /// The `.bundlefs` tree (SPEC.md, "Resolved resource views"): `by-id/<identifier>` and
 /// `by-path/<real path under SOURCE>`, each one bundle's view: its effective `Info.plist`, its
 /// `Resources/` resolved by the bundle search pattern for the mount's languages, and its raw
-/// contents. Nothing here follows a path out of SOURCE.
+/// contents. What a view shows comes from the bundle's whole catalogued record. Nothing here
+/// follows a path out of SOURCE.
 struct BundleViews: Sendable {
     let source: ScanRoot
     let packages: PackageIndex
-    let catalogue: Catalogue
+    let records: RecordCache
 
-    static let directoryName = ".bundlefs"
-    static let byID = "by-id"
-    static let byPath = "by-path"
-    static let infoName = "Info.plist"
-    static let resourcesName = "Resources"
-
-    /// What a bundle view shows is named by `i:<identifier>` or `p:<absolute path>`.
-    static func detail(identifier: String) -> String { "i:" + identifier }
-    static func detail(path: String) -> String { "p:" + path }
+    static let directoryName: FileName = ".bundlefs"
+    static let byID: FileName = "by-id"
+    static let byPath: FileName = "by-path"
+    static let infoName: FileName = "Info.plist"
+    static let resourcesName: FileName = "Resources"
 
     /// The bundle a view shows now: by-id follows the highest version (see `PackageIndex`).
-    func bundlePath(forView detail: String) -> String? {
-        if detail.hasPrefix("i:") { return packages.bundle(forIdentifier: String(detail.dropFirst(2)))?.path }
-        let path = String(detail.dropFirst(2))
-        return packages.entry(at: path)?.isBundle == true ? path : nil
+    func bundlePath(forView key: BundleViewKey) -> FilePath? {
+        switch key {
+        case let .identifier(identifier): packages.bundle(forIdentifier: identifier)?.path
+        case let .path(path): packages.entry(at: path)?.isBundle == true ? path : nil
+        }
     }
 
-    func record(forView detail: String) -> BundleRecord? {
-        guard let path = bundlePath(forView: detail) else { return nil }
-        return (try? catalogue.bundle(atPath: path))?.record
+    func record(forView key: BundleViewKey) -> BundleRecord? {
+        bundlePath(forView: key).flatMap(records.record(at:))
     }
 
-    /// The effective Info dictionary as an XML property list.
-    func infoBytes(forView detail: String) -> [UInt8]? {
-        guard let record = record(forView: detail) else { return nil }
-        return PropertyListWriter.xml(.dictionary(record.effectiveInfo(for: packages.languages)))
+    /// The effective Info dictionary (the whole raw dictionary, InfoPlist.strings values for the
+    /// mount's languages applied) as an XML property list.
+    func infoBytes(forView key: BundleViewKey) -> [UInt8]? {
+        guard let path = bundlePath(forView: key) else { return nil }
+        return records.infoBytes(at: path) { PropertyListWriter.xml(.dictionary($0.effectiveInfo(for: packages.languages))) }
     }
 
     // MARK: by-id and by-path
@@ -47,45 +44,45 @@ struct BundleViews: Sendable {
     }
 
     enum PathStep: Sendable {
-        case bundle(path: String)
-        case intermediate(relative: String)
+        case bundle(path: FilePath)
+        case intermediate(relative: FilePath)
     }
 
     /// What `by-path/<prefix>/<name>` is.
-    func pathStep(prefix: String, name: String) -> PathStep? {
-        guard name != ".", name != "..", !name.contains("/") else { return nil }
-        let relative = prefix.isEmpty ? name : prefix + "/" + name
+    func pathStep(prefix: FilePath, name: FileName) -> PathStep? {
+        guard !name.isDotOrDotDot, !name.string.contains("/") else { return nil }
+        let relative = prefix.appending(name)
         let absolute = source.absolute(relative)
         if packages.entry(at: absolute)?.isBundle == true { return .bundle(path: absolute) }
         return packages.bundlePaths(under: absolute).isEmpty ? nil : .intermediate(relative: relative)
     }
 
     /// The names under `by-path/<prefix>`: the next component of every bundle path below it.
-    func pathNames(prefix: String) -> [String] {
+    func pathNames(prefix: FilePath) -> [FileName] {
         let base = source.absolute(prefix)
-        var names = Set<String>()
+        var names = Set<FileName>()
         for path in packages.bundlePaths(under: base) {
-            guard let relative = Paths.relative(path, to: base), !relative.isEmpty else { continue }
-            names.insert(String(relative.prefix { $0 != "/" }))
+            guard let relative = path.relative(to: base), let first = relative.components.first else { continue }
+            names.insert(first)
         }
-        return names.sorted { $0.precedesInByteOrder($1) }
+        return names.sorted()
     }
 
     // MARK: Resources
 
     enum Resource: Sendable {
-        case file(path: String, status: FileStatus)
-        case directory(subpath: String)
+        case file(path: FilePath, status: FileStatus)
+        case directory(subpath: FilePath)
     }
 
     /// The item the bundle search pattern picks for `subpath/name`, confined to SOURCE.
-    func resource(forView detail: String, subpath: String, name: String) -> Resource? {
-        guard let record = record(forView: detail), !name.hasPrefix("._"), name != ".DS_Store",
+    func resource(forView key: BundleViewKey, subpath: FilePath, name: FileName) -> Resource? {
+        guard let record = record(forView: key), !name.hasPrefix("._"), name != ".DS_Store",
               let resolver = try? ResourceResolver(record: record, within: source)
         else { return nil }
-        let path = subpath.isEmpty ? name : subpath + "/" + name
-        guard let resolution = try? resolver.resolve(path, languages: packages.languages),
-              let real = try? Paths.resolved(resolution.path), Paths.isWithin(real, source.path),
+        let path = subpath.appending(name)
+        guard let resolution = try? resolver.resolve(path.string, languages: packages.languages),
+              let real = try? resolution.path.resolved(), real.isWithin(source.path),
               let status = try? FileStatus.of(real)
         else { return nil }
         switch status.type {
@@ -97,28 +94,27 @@ struct BundleViews: Sendable {
 
     /// Every resource name under `subpath`, lproj level removed: the union of the global
     /// directory and the chosen localizations' ones, each name once, those that resolve.
-    func resourceNames(forView detail: String, subpath: String) -> [(name: String, resource: Resource)] {
-        guard let record = record(forView: detail), let resources = record.resourcesDirectory,
+    func resourceNames(forView key: BundleViewKey, subpath: FilePath) -> [(name: FileName, resource: Resource)] {
+        guard let record = record(forView: key), let resources = record.resourcesDirectory,
               let bundle = source.relative(record.path)
         else { return [] }
-        let base = Paths.join(bundle, resources)
+        let base = bundle.appending(resources)
         var directories = [subpath]
         for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
-            directories.append(subpath.isEmpty ? lproj + ".lproj" : lproj + ".lproj/" + subpath)
+            directories.append(FilePath(FileName(lproj + ".lproj")).appending(subpath))
         }
-        var names = Set<ExactName>()
+        var names = Set<FileName>()
         for directory in directories {
-            let relative = Paths.join(base, directory)
-            guard let handle = try? source.open(relative.isEmpty ? "." : relative, flags: Descriptor.directoryNoFollowFinal),
+            guard let handle = try? source.open(base.appending(directory), flags: Descriptor.directoryNoFollowFinal),
                   let entries = try? handle.listDirectoryTyped()
             else { continue }
             for entry in entries {
-                if directory.isEmpty && FileNames.isLprojName(entry.name) { continue }
-                names.insert(ExactName(entry.name))
+                if directory.isEmpty && entry.name.isLproj { continue }
+                names.insert(entry.name)
             }
         }
-        return names.map(\.value).sorted { $0.precedesInByteOrder($1) }.compactMap { name in
-            resource(forView: detail, subpath: subpath, name: name).map { (name, $0) }
+        return names.sorted().compactMap { name in
+            resource(forView: key, subpath: subpath, name: name).map { (name, $0) }
         }
     }
 }

@@ -44,10 +44,18 @@ enum Attributes {
         return attributes
     }
 
-    /// Synthesized items get ids far above real inode numbers, and the source root's owner and times.
-    static func synthesized(id: UInt64, isDirectory: Bool, size: Int, root: FileStatus, modificationTime: Int64? = nil) -> stat {
+    /// The inode number a synthesized item shows, the same in its attributes and in the listing
+    /// of its directory: far above real inode numbers, stable while the daemon runs.
+    static func syntheticInode(_ identity: NodeIdentity) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(identity)
+        return 0x4000_0000_0000_0000 | (UInt64(bitPattern: Int64(hasher.finalize())) & 0x3FFF_FFFF_FFFF_FFFF)
+    }
+
+    /// Synthesized items get inode numbers of their own, and the source root's owner and times.
+    static func synthesized(_ identity: NodeIdentity, isDirectory: Bool, size: Int, root: FileStatus, modificationTime: Int64? = nil) -> stat {
         var attributes = of(root)
-        attributes.st_ino = UInt(0x4000_0000_0000_0000 | id)
+        attributes.st_ino = UInt(syntheticInode(identity))
         attributes.st_mode = isDirectory ? S_IFDIR | 0o555 : S_IFREG | 0o444
         attributes.st_nlink = isDirectory ? 2 : 1
         attributes.st_size = size
@@ -76,17 +84,17 @@ extension ViewFileSystem {
         case .package:
             return (try packageAttributes(try realPath(id), expecting: node), timeout)
         case .info:
-            let bytes = views.infoBytes(forView: node.detail) ?? []
-            return (Attributes.synthesized(id: id, isDirectory: false, size: bytes.count, root: rootStatus), timeout)
+            let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) ?? []
+            return (Attributes.synthesized(.synthesized(.info, detail: node.detail), isDirectory: false, size: bytes.count, root: rootStatus), timeout)
         case .bundleView:
-            guard views.bundlePath(forView: node.detail) != nil else { throw .notFound }
-            return (Attributes.synthesized(id: id, isDirectory: true, size: 0, root: rootStatus), timeout)
+            guard let key = node.detail.bundleView, views.bundlePath(forView: key) != nil else { throw .notFound }
+            return (Attributes.synthesized(.synthesized(.bundleView, detail: node.detail), isDirectory: true, size: 0, root: rootStatus), timeout)
         case .control, .byID, .byPath, .resources:
-            return (Attributes.synthesized(id: id, isDirectory: true, size: 0, root: rootStatus), timeout)
+            return (Attributes.synthesized(.synthesized(node.kind, detail: node.detail), isDirectory: true, size: 0, root: rootStatus), timeout)
         }
     }
 
-    func packageAttributes(_ path: String, expecting node: NodeTable.Node? = nil) throws(ViewError) -> stat {
+    func packageAttributes(_ path: FilePath, expecting node: NodeTable.Node? = nil) throws(ViewError) -> stat {
         guard let status = try? FileStatus.of(path), status.type == .directory,
               node.map({ $0.inode == status.inode && $0.device == status.device }) ?? true
         else { throw .notFound }

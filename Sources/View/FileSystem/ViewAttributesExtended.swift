@@ -17,7 +17,7 @@ extension ViewFileSystem {
         if let identifier = entry?.identifier { attributes.append(("user.bundle.identifier", identifier)) }
         attributes.append(("user.bundle.kind", entry?.kind ?? "document"))
         if let version = entry?.version { attributes.append(("user.bundle.version", version)) }
-        attributes.append(("user.bundle.real-name", Paths.lastComponent(path)))
+        attributes.append(("user.bundle.real-name", path.lastComponent.string))
         attributes.append(("user.mime_type", "application/x-tar"))
         return attributes
     }

@@ -8,8 +8,9 @@ import Glibc
 /// the same sequence, whatever changed since.
 final class DirectorySnapshot: Sendable {
     struct Item: Sendable {
-        var name: String
+        var name: FileName
         var type: FileType
+        /// Never 0: readdir's callers skip entries whose d_ino is 0.
         var inode: UInt64
         /// For real entries: what the listing said, so READDIRPLUS need not stat again.
         var listed: DirectoryListing.Entry?
@@ -18,11 +19,11 @@ final class DirectorySnapshot: Sendable {
 
     let items: [Item]
     /// The real directory it lists (source, raw and bundle-view directories).
-    let path: String?
+    let path: FilePath?
     /// How real children are presented: `.source` in the view, `.raw` in `.bundlefs`.
     let childKind: NodeKind
 
-    init(items: [Item], path: String?, childKind: NodeKind) {
+    init(items: [Item], path: FilePath?, childKind: NodeKind) {
         self.items = items
         self.path = path
         self.childKind = childKind
@@ -47,27 +48,39 @@ extension ViewFileSystem {
             let path = try realPath(id)
             return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
         case .bundleView:
-            guard let bundle = views.bundlePath(forView: directory.detail) else { throw .notFound }
+            guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
             let reserved = [BundleViews.infoName, BundleViews.resourcesName]
             let synthesized = [
-                DirectorySnapshot.Item(name: BundleViews.infoName, type: .regular, inode: 0),
-                DirectorySnapshot.Item(name: BundleViews.resourcesName, type: .directory, inode: 0),
+                Self.item(BundleViews.infoName, .synthesized(.info, detail: .bundle(key))),
+                Self.item(BundleViews.resourcesName, .synthesized(.resources, detail: .resources(key, subpath: .here))),
             ]
             return DirectorySnapshot(items: synthesized + (try rawItems(bundle, excluding: reserved)), path: bundle, childKind: .raw)
         case .control:
-            let names = [BundleViews.byID, BundleViews.byPath]
-            return DirectorySnapshot(items: names.map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+            let items = [
+                Self.item(BundleViews.byID, .synthesized(.byID, detail: .none)),
+                Self.item(BundleViews.byPath, .synthesized(.byPath, detail: .pathPrefix(.here))),
+            ]
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byID:
-            return DirectorySnapshot(items: views.identifiers().map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+            let items = views.identifiers().map { identifier in
+                Self.item(FileName(identifier), .synthesized(.bundleView, detail: .bundle(.identifier(identifier))))
+            }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byPath:
-            let names = views.pathNames(prefix: directory.detail)
-            return DirectorySnapshot(items: names.map { .init(name: $0, type: .directory, inode: 0) }, path: nil, childKind: .raw)
+            guard case let .pathPrefix(prefix) = directory.detail else { throw .notFound }
+            let items = views.pathNames(prefix: prefix).map { name in
+                let relative = prefix.appending(name)
+                let absolute = source.absolute(relative)
+                return Self.item(name, packages.entry(at: absolute)?.isBundle == true
+                    ? .synthesized(.bundleView, detail: .bundle(.path(absolute))) : .synthesized(.byPath, detail: .pathPrefix(relative)))
+            }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .resources:
-            let (view, subpath) = Self.splitResources(directory.detail)
-            let items = views.resourceNames(forView: view, subpath: subpath).map { name, resource in
+            guard case let .resources(key, subpath) = directory.detail else { throw .notFound }
+            let items = views.resourceNames(forView: key, subpath: subpath).map { name, resource in
                 switch resource {
                 case let .file(_, status): DirectorySnapshot.Item(name: name, type: .regular, inode: status.inode)
-                case .directory: DirectorySnapshot.Item(name: name, type: .directory, inode: 0)
+                case let .directory(path): Self.item(name, .synthesized(.resources, detail: .resources(key, subpath: path)))
                 }
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
@@ -76,7 +89,13 @@ extension ViewFileSystem {
         }
     }
 
-    private func rawItems(_ path: String, excluding reserved: [String]) throws(ViewError) -> [DirectorySnapshot.Item] {
+    /// A synthesized entry, with the inode number its attributes will show.
+    private static func item(_ name: FileName, _ identity: NodeIdentity) -> DirectorySnapshot.Item {
+        let isDirectory: Bool = if case .synthesized(.info, _) = identity { false } else { true }
+        return DirectorySnapshot.Item(name: name, type: isDirectory ? .directory : .regular, inode: Attributes.syntheticInode(identity))
+    }
+
+    private func rawItems(_ path: FilePath, excluding reserved: [FileName]) throws(ViewError) -> [DirectorySnapshot.Item] {
         try listing(path, mode: .raw).entries.compactMap { entry in
             reserved.contains(entry.realName) ? nil
                 : DirectorySnapshot.Item(name: entry.realName, type: entry.status.type, inode: entry.status.inode, listed: entry)
@@ -90,10 +109,10 @@ extension ViewFileSystem {
         if item.isPackage { return nil }
         guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id) }
         let status = listed.status
-        if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: Paths.join(path, listed.realName))?.isBundle == true {
+        if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.isBundle == true {
             return try? lookUp(item.name, in: id)
         }
-        let alias = item.name.utf8.elementsEqual(listed.realName.utf8) ? nil : item.name
+        let alias = item.name == listed.realName ? nil : item.name
         let (child, generation) = nodes.lookUp(.item(snapshot.childKind, device: status.device, inode: status.inode),
                                                parent: id, name: listed.realName, alias: alias)
         return EntryAnswer(id: child, generation: generation, attributes: Attributes.of(status), timeout: timeout(for: snapshot.childKind))

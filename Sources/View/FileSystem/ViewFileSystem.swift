@@ -42,6 +42,7 @@ final class ViewFileSystem: Sendable {
     let source: ScanRoot
     let nodes: NodeTable
     let packages: PackageIndex
+    let records: RecordCache
     let listings: ListingCache
     let layouts: LayoutCache
     let handles = HandleTable()
@@ -57,9 +58,10 @@ final class ViewFileSystem: Sendable {
         rootStatus = try FileStatus.of(source.path)
         nodes = NodeTable(rootPath: source.path, device: rootStatus.device, inode: rootStatus.inode)
         packages = PackageIndex(languages: languages)
+        records = RecordCache(catalogue: catalogue)
         listings = ListingCache(entryLimit: listingEntryLimit)
         layouts = LayoutCache(memberLimit: layoutMemberLimit)
-        views = BundleViews(source: source, packages: packages, catalogue: catalogue)
+        views = BundleViews(source: source, packages: packages, records: records)
         self.timeouts = timeouts
         self.logger = logger
     }
@@ -71,13 +73,13 @@ final class ViewFileSystem: Sendable {
     }
 
     /// The real path of a node standing for a real item (or a bundle view's bundle).
-    func realPath(_ id: UInt64) throws(ViewError) -> String {
+    func realPath(_ id: UInt64) throws(ViewError) -> FilePath {
         guard let path = nodes.path(of: id) else { throw ViewError(code: ESTALE) }
         return path
     }
 
     /// The presentation of a real directory, from the cache or listed now.
-    func listing(_ path: String, mode: DirectoryListing.Mode, fresh: Bool = false) throws(ViewError) -> DirectoryListing {
+    func listing(_ path: FilePath, mode: DirectoryListing.Mode, fresh: Bool = false) throws(ViewError) -> DirectoryListing {
         let key = ListingCache.Key(path: path, mode: mode)
         if !fresh, let cached = listings.listing(key) { return cached }
         let listing = try ViewError.translating { try DirectoryListing(path: path, mode: mode, packages: packages, root: source) }
@@ -87,7 +89,7 @@ final class ViewFileSystem: Sendable {
 
     /// Whether a directory changed since it was listed (the watcher's invalidation may not have
     /// arrived yet): checked before answering that a name does not exist.
-    func isStale(_ listing: DirectoryListing, path: String) -> Bool {
+    func isStale(_ listing: DirectoryListing, path: FilePath) -> Bool {
         guard let now = try? FileStatus.of(path) else { return true }
         return now.inode != listing.status.inode || now.modificationTime != listing.status.modificationTime
             || now.changeTime != listing.status.changeTime

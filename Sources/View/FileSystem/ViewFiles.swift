@@ -44,7 +44,7 @@ extension ViewFileSystem {
             do { layout = try layouts.layout(of: path) } catch { throw .notFound }
             return OpenAnswer(handle: handles.add(.package(layout, TarFileSource())), keepCache: true, directIO: false)
         case .info:
-            guard let bytes = views.infoBytes(forView: node.detail) else { throw .notFound }
+            guard let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) else { throw .notFound }
             return OpenAnswer(handle: handles.add(.bytes(bytes)), keepCache: false, directIO: true)
         case .control, .byID, .byPath, .bundleView, .resources:
             throw ViewError(code: EISDIR)
@@ -71,19 +71,19 @@ extension ViewFileSystem {
     func release(_ handle: UInt64) { handles.remove(handle) }
 
     /// READLINK: the link's text, unchanged.
-    func readLink(_ id: UInt64) throws(ViewError) -> String {
+    func readLink(_ id: UInt64) throws(ViewError) -> FilePath {
         let node = try node(id)
         guard node.kind == .source || node.kind == .raw else { throw ViewError(code: EINVAL) }
         let path = try realPath(id)
         return try ViewError.translating {
-            try Descriptor.open(Paths.parent(path), flags: O_PATH_DIRECTORY).readLink(Paths.lastComponent(path))
+            try Descriptor.open(path.parent, flags: O_PATH_DIRECTORY).readLink(path.lastComponent)
         }
     }
 
     /// STATFS: the source's file system, read-only.
     func fileSystemStatus() throws(ViewError) -> statvfs {
         var status = statvfs()
-        let result = (try? FileNameCoding.withCString(source.path) { statvfs($0, &status) }) ?? -1
+        let result = (try? source.path.withCString { statvfs($0, &status) }) ?? -1
         if result != 0 { throw ViewError(code: errno) }
         status.f_flag |= UInt(ST_RDONLY)
         return status

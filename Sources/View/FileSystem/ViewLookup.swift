@@ -18,8 +18,8 @@ extension ViewFileSystem {
     /// LOOKUP: a name in a directory of the view. In a source directory the listed name wins,
     /// then the real name (hidden items and packages' real directories stay reachable for code),
     /// then, at the root, `.bundlefs`. Each answer counts one lookup of the node it names.
-    func lookUp(_ name: String, in parent: UInt64) throws(ViewError) -> EntryAnswer {
-        guard name != ".", name != "..", !name.isEmpty, !name.contains("/") else { throw .notFound }
+    func lookUp(_ name: FileName, in parent: UInt64) throws(ViewError) -> EntryAnswer {
+        guard !name.isDotOrDotDot, !name.isEmpty, !name.string.contains("/") else { throw .notFound }
         let directory = try node(parent)
         switch directory.kind {
         case .source:
@@ -27,39 +27,40 @@ extension ViewFileSystem {
         case .raw:
             return try lookUpRaw(name, parent: parent, base: try realPath(parent))
         case .bundleView:
-            guard let bundle = views.bundlePath(forView: directory.detail) else { throw .notFound }
+            guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
             if name == BundleViews.infoName {
-                return synthesized(.info, detail: directory.detail, parent: parent, name: name)
+                return synthesized(.info, detail: .bundle(key), parent: parent, name: name)
             }
             if name == BundleViews.resourcesName {
-                return synthesized(.resources, detail: directory.detail + "\0", parent: parent, name: name)
+                return synthesized(.resources, detail: .resources(key, subpath: .here), parent: parent, name: name)
             }
             return try lookUpRaw(name, parent: parent, base: bundle)
         case .control:
             switch name {
-            case BundleViews.byID: return synthesized(.byID, detail: "", parent: parent, name: name)
-            case BundleViews.byPath: return synthesized(.byPath, detail: "", parent: parent, name: name)
+            case BundleViews.byID: return synthesized(.byID, detail: .none, parent: parent, name: name)
+            case BundleViews.byPath: return synthesized(.byPath, detail: .pathPrefix(.here), parent: parent, name: name)
             default: return .negative(timeout: timeouts.synthesized)
             }
         case .byID:
-            guard views.identifiers().contains(where: { $0.utf8.elementsEqual(name.utf8) }),
-                  let path = views.bundlePath(forView: BundleViews.detail(identifier: name))
+            guard views.identifiers().contains(where: { FileName($0) == name }),
+                  let path = views.bundlePath(forView: .identifier(name.string))
             else { return .negative(timeout: timeouts.synthesized) }
-            return bundleView(BundleViews.detail(identifier: name), path: path)
+            return bundleView(.identifier(name.string), path: path)
         case .byPath:
-            switch views.pathStep(prefix: directory.detail, name: name) {
-            case let .bundle(path)?: return bundleView(BundleViews.detail(path: path), path: path)
-            case let .intermediate(relative)?: return synthesized(.byPath, detail: relative, parent: parent, name: name)
+            guard case let .pathPrefix(prefix) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
+            switch views.pathStep(prefix: prefix, name: name) {
+            case let .bundle(path)?: return bundleView(.path(path), path: path)
+            case let .intermediate(relative)?: return synthesized(.byPath, detail: .pathPrefix(relative), parent: parent, name: name)
             case nil: return .negative(timeout: timeouts.synthesized)
             }
         case .resources:
-            let (view, subpath) = Self.splitResources(directory.detail)
-            switch views.resource(forView: view, subpath: subpath, name: name) {
+            guard case let .resources(key, subpath) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
+            switch views.resource(forView: key, subpath: subpath, name: name) {
             case let .file(path, status)?:
-                let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: 0, name: path)
+                let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: 0, name: FileName(path.string))
                 return EntryAnswer(id: id, generation: generation, attributes: Attributes.of(status), timeout: timeouts.synthesized)
             case let .directory(path)?:
-                return synthesized(.resources, detail: view + "\0" + path, parent: parent, name: name)
+                return synthesized(.resources, detail: .resources(key, subpath: path), parent: parent, name: name)
             case nil:
                 return .negative(timeout: timeouts.synthesized)
             }
@@ -68,9 +69,9 @@ extension ViewFileSystem {
         }
     }
 
-    private func lookUpInSource(_ name: String, parent: UInt64) throws(ViewError) -> EntryAnswer {
+    private func lookUpInSource(_ name: FileName, parent: UInt64) throws(ViewError) -> EntryAnswer {
         if parent == NodeTable.rootID && name == BundleViews.directoryName {
-            return synthesized(.control, detail: "", parent: parent, name: name)
+            return synthesized(.control, detail: .none, parent: parent, name: name)
         }
         let path = try realPath(parent)
         var listing = try listing(path, mode: .view)
@@ -80,7 +81,7 @@ extension ViewFileSystem {
             found = Self.find(name, in: listing)
         }
         guard let (entry, asPackage) = found else { return .negative(timeout: timeouts.real) }
-        let childPath = Paths.join(path, entry.realName)
+        let childPath = path.appending(entry.realName)
         if asPackage {
             let attributes = try packageAttributes(childPath)
             let (id, generation) = nodes.lookUp(.item(.package, device: UInt64(attributes.st_dev), inode: UInt64(attributes.st_ino)),
@@ -98,18 +99,18 @@ extension ViewFileSystem {
     }
 
     /// The entry a name reaches in a presented directory, and whether it is the package file.
-    static func find(_ name: String, in listing: DirectoryListing) -> (DirectoryListing.Entry, Bool)? {
+    static func find(_ name: FileName, in listing: DirectoryListing) -> (DirectoryListing.Entry, Bool)? {
         if let entry = listing.entry(viewName: name) { return (entry, entry.isPackage) }
         if let entry = listing.entry(realName: name) { return (entry, false) }
         return nil
     }
 
     /// A name in a raw directory: the real item, or the view of a catalogued bundle.
-    private func lookUpRaw(_ name: String, parent: UInt64, base: String) throws(ViewError) -> EntryAnswer {
-        let path = Paths.join(base, name)
+    private func lookUpRaw(_ name: FileName, parent: UInt64, base: FilePath) throws(ViewError) -> EntryAnswer {
+        let path = base.appending(name)
         guard let status = try? FileStatus.of(path) else { return .negative(timeout: timeouts.synthesized) }
         if status.type == .directory, packages.entry(at: path)?.isBundle == true {
-            return bundleView(BundleViews.detail(path: path), path: path)
+            return bundleView(.path(path), path: path)
         }
         let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: parent, name: name)
         return EntryAnswer(id: id, generation: generation, attributes: Attributes.of(status), timeout: timeouts.synthesized)
@@ -117,22 +118,18 @@ extension ViewFileSystem {
 
     /// A bundle view's node carries its bundle's absolute path as its name, so that raw contents
     /// beneath it find their real paths.
-    private func bundleView(_ detail: String, path: String) -> EntryAnswer {
-        let (id, generation) = nodes.lookUp(.synthesized(.bundleView, detail: detail), parent: 0, name: path)
-        let attributes = Attributes.synthesized(id: id, isDirectory: true, size: 0, root: rootStatus)
+    private func bundleView(_ key: BundleViewKey, path: FilePath) -> EntryAnswer {
+        let identity = NodeIdentity.synthesized(.bundleView, detail: .bundle(key))
+        let (id, generation) = nodes.lookUp(identity, parent: 0, name: FileName(path.string))
+        let attributes = Attributes.synthesized(identity, isDirectory: true, size: 0, root: rootStatus)
         return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
     }
 
-    private func synthesized(_ kind: NodeKind, detail: String, parent: UInt64, name: String) -> EntryAnswer {
-        let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
-        let size = kind == .info ? views.infoBytes(forView: detail)?.count ?? 0 : 0
-        let attributes = Attributes.synthesized(id: id, isDirectory: kind != .info, size: size, root: rootStatus)
+    private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName) -> EntryAnswer {
+        let identity = NodeIdentity.synthesized(kind, detail: detail)
+        let (id, generation) = nodes.lookUp(identity, parent: parent, name: name)
+        let size = kind == .info ? detail.bundleView.flatMap(views.infoBytes(forView:))?.count ?? 0 : 0
+        let attributes = Attributes.synthesized(identity, isDirectory: kind != .info, size: size, root: rootStatus)
         return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
-    }
-
-    /// A resources node's detail: the bundle view's detail and the subpath, NUL-separated.
-    static func splitResources(_ detail: String) -> (view: String, subpath: String) {
-        guard let separator = detail.firstIndex(of: "\0") else { return (detail, "") }
-        return (String(detail[..<separator]), String(detail[detail.index(after: separator)...]))
     }
 }

@@ -18,7 +18,7 @@ enum FuseOperations {
             guard let request, let name else { return }
             let fs = FuseOperations.fileSystem(request)
             do {
-                FuseOperations.replyEntry(request, try fs.lookUp(FileNameCoding.string(cString: name), in: parent))
+                FuseOperations.replyEntry(request, try fs.lookUp(FileName(FileNameCoding.string(cString: name)), in: parent))
             } catch {
                 fuse_reply_err(request, error.code)
             }
@@ -49,7 +49,7 @@ enum FuseOperations {
             guard let request else { return }
             do {
                 let target = try FuseOperations.fileSystem(request).readLink(id)
-                _ = try? FileNameCoding.withCString(target) { fuse_reply_readlink(request, $0) }
+                _ = try? target.withCString { fuse_reply_readlink(request, $0) }
             } catch {
                 fuse_reply_err(request, error.code)
             }
@@ -219,7 +219,7 @@ enum FuseOperations {
         var position = Int(offset)
         while position < snapshot.items.count + 2 {
             let next = off_t(position + 1)
-            let name: String
+            let name: FileName
             var attributes = stat()
             var item: DirectorySnapshot.Item?
             if position < 2 {
@@ -233,7 +233,7 @@ enum FuseOperations {
                 attributes.st_mode = current.type.modeBits
                 attributes.st_ino = UInt(current.inode)
             }
-            let added: Int? = try? FileNameCoding.withCString(name) { cName -> Int? in
+            let added: Int? = try? FileNameCoding.withCString(name.string) { cName -> Int? in
                 let remaining = size - used
                 guard plus else {
                     let needed = fuse_add_direntry(request, buffer + used, remaining, cName, &attributes, next)

@@ -47,8 +47,8 @@ final class FuseSession: @unchecked Sendable {
         fuse_session_destroy(handle)
     }
 
-    func mount(at mountPoint: String) throws {
-        let result = try FileNameCoding.withCString(mountPoint) { fuse_session_mount(handle, $0) }
+    func mount(at mountPoint: FilePath) throws {
+        let result = try mountPoint.withCString { fuse_session_mount(handle, $0) }
         if result != 0 { throw MountError("could not mount on \(mountPoint) (is /dev/fuse usable, and fusermount3 installed?)") }
         mounted = true
     }
@@ -90,8 +90,8 @@ final class FuseSession: @unchecked Sendable {
     func invalidateInode(_ id: UInt64) -> Int32 { fuse_lowlevel_notify_inval_inode(handle, id, 0, 0) }
 
     /// Drops the kernel's cached entry (positive or negative) for a name in a directory.
-    func invalidateEntry(_ parent: UInt64, _ name: String) -> Int32 {
-        let bytes = FileNameCoding.bytes(of: name)
+    func invalidateEntry(_ parent: UInt64, _ name: FileName) -> Int32 {
+        let bytes = name.bytes
         return bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { fuse_lowlevel_notify_inval_entry(handle, parent, $0.baseAddress, bytes.count) }
         }

@@ -1,13 +1,13 @@
+import BundleModel
 import Catalogue
-import Scanner
 import Synchronization
 import SystemCalls
-import Watcher
 
-/// Keeps the view current from the watcher's updates (SPEC.md: "a change under SOURCE shows in
-/// the view within a second"). On the watcher's thread it updates the package index and drops
-/// cached listings and tar layouts, so the next request reads the tree again; then, on its own
-/// thread, it tells the kernel which cached entries, attributes and pages to drop.
+/// Keeps the view current from the catalogue's updates (SPEC.md: "a change under SOURCE shows in
+/// the view within a second"). On the caller's thread it reads again from the catalogue the
+/// bundles an update names, refreshes the package index and drops cached listings, records and
+/// tar layouts, so the next request reads the tree again; then, on its own thread, it tells the
+/// kernel which cached entries, attributes and pages to drop.
 final class ViewUpdater: Sendable {
     let fileSystem: ViewFileSystem
     let catalogue: Catalogue
@@ -19,9 +19,10 @@ final class ViewUpdater: Sendable {
         self.catalogue = catalogue
     }
 
-    /// Loads every catalogued bundle: at start, and after a rescan that wrote past the watcher.
+    /// Loads every catalogued bundle: at start, and after a rescan that wrote past the updates.
     func loadPackages() throws {
-        fileSystem.packages.load(try catalogue.bundles(matching: BundleQuery()))
+        fileSystem.packages.load(try catalogue.bundles(matching: BundleQuery()).map(\.record))
+        fileSystem.records.removeAll()
     }
 
     func start(session: FuseSession) {
@@ -37,45 +38,42 @@ final class ViewUpdater: Sendable {
     /// Waits until the kernel has been told about every update applied so far.
     func drain() { worker.drain() }
 
-    func apply(_ update: WatchUpdate) {
+    /// Applies one update, in the order they come (the watcher's thread calls it after each
+    /// turn's transactions committed, so what the catalogue holds now includes what it names).
+    func apply(_ update: CatalogueUpdate) throws {
         let fs = fileSystem
         if update.reloaded {
-            try? loadPackages()
+            try loadPackages()
             fs.listings.removeAll()
             fs.layouts.removeAll()
             worker.enqueue { [self] in notifyEverything() }
             return
         }
-        var changed = WatchUpdate()
+        var changed = CatalogueUpdate()
         changed.directories = update.directories
-        func touchItem(_ path: String) { changed.touch(Paths.parent(path), name: Paths.lastComponent(path)) }
         for rename in update.renames {
             fs.packages.renameSubtree(from: rename.from, to: rename.to)
             for path in [rename.from, rename.to] {
+                fs.records.invalidate(subtree: path)
                 fs.listings.invalidate(subtree: path)
                 fs.layouts.invalidate(touching: path)
-                touchItem(path)
+                changed.touchItem(path)
             }
         }
         for path in update.removals {
             fs.packages.removeSubtree(path)
+            fs.records.invalidate(subtree: path)
             fs.listings.invalidate(subtree: path)
             fs.layouts.invalidate(touching: path)
-            touchItem(path)
+            changed.touchItem(path)
         }
-        for event in update.events {
-            switch event {
-            case let .bundle(record):
-                let before = fs.packages.entry(at: record.path)
-                fs.packages.update(record)
-                let after = fs.packages.entry(at: record.path)
-                if before.map({ !$0.presentsLike(after) }) ?? true { touchItem(record.path) }
-            case let .bundleRemoved(path):
-                fs.packages.remove(path)
-                touchItem(path)
-            case .directory:
-                continue
-            }
+        let paths = update.bundles.sorted()
+        let current = Dictionary(try catalogue.bundles(atPaths: paths).map { ($0.record.path, $0.record) }, uniquingKeysWith: { $1 })
+        for path in paths {
+            let before = fs.packages.entry(at: path)
+            fs.packages.set(path, to: current[path])
+            fs.records.invalidate(path)
+            if before.map({ !$0.presentsLike(fs.packages.entry(at: path)) }) ?? true { changed.touchItem(path) }
         }
         let touched = changed.directories
         for directory in touched.keys {
@@ -89,10 +87,10 @@ final class ViewUpdater: Sendable {
     /// Tells the kernel what changed in these directories: their attributes and cached entries,
     /// every name that may now mean something else (the names events gave, display names old and
     /// new), the changed children's attributes and pages, and the packages around them.
-    private func notify(_ touched: [String: Set<String>?]) {
+    private func notify(_ touched: [FilePath: Set<FileName>?]) {
         guard let session = session.withLock({ $0 }) else { return }
         let fs = fileSystem
-        var packagesAround = Set<String>()
+        var packagesAround = Set<FilePath>()
         for (directory, names) in touched {
             for ancestor in ancestors(of: directory) where fs.packages.entry(at: ancestor)?.isPackage == true {
                 packagesAround.insert(ancestor)
@@ -101,21 +99,21 @@ final class ViewUpdater: Sendable {
                   let id = fs.nodes.id(of: .source, device: status.device, inode: status.inode)
             else { continue }
             _ = session.invalidateInode(id)
-            var invalid = Set((names ?? []).map(ExactName.init))
-            invalid.formUnion(fs.nodes.aliases(under: id).map(ExactName.init))
+            var invalid = names ?? []
+            invalid.formUnion(fs.nodes.aliases(under: id))
             if let listing = try? fs.listing(directory, mode: .view) {
-                invalid.formUnion(listing.renamedNames.map(ExactName.init))
+                invalid.formUnion(listing.renamedNames)
                 if names == nil {
                     for entry in listing.entries {
-                        invalid.insert(ExactName(entry.realName))
-                        if let viewName = entry.viewName { invalid.insert(ExactName(viewName)) }
+                        invalid.insert(entry.realName)
+                        if let viewName = entry.viewName { invalid.insert(viewName) }
                     }
                 }
             }
-            if names == nil { invalid.formUnion((fs.nodes.childNames(of: [id])[id] ?? []).map(ExactName.init)) }
-            for name in invalid { _ = session.invalidateEntry(id, name.value) }
+            if names == nil { invalid.formUnion(fs.nodes.childNames(of: [id])[id] ?? []) }
+            for name in invalid { _ = session.invalidateEntry(id, name) }
             for name in names ?? [] {
-                guard let child = try? FileStatus.of(Paths.join(directory, name)) else { continue }
+                guard let child = try? FileStatus.of(directory.appending(name)) else { continue }
                 for kind in [NodeKind.source, .package] {
                     if let childID = fs.nodes.id(of: kind, device: child.device, inode: child.inode) { _ = session.invalidateInode(childID) }
                 }
@@ -132,7 +130,7 @@ final class ViewUpdater: Sendable {
     /// After a full rescan: every directory the kernel knows is treated as changed.
     private func notifyEverything() {
         let fs = fileSystem
-        var touched: [String: Set<String>?] = [:]
+        var touched: [FilePath: Set<FileName>?] = [:]
         for id in fs.nodes.ids(of: .source) {
             guard let path = fs.nodes.path(of: id), (try? FileStatus.of(path))?.type == .directory else { continue }
             touched[path] = .some(nil)
@@ -143,23 +141,14 @@ final class ViewUpdater: Sendable {
     }
 
     /// The directories from `path` up to the source root.
-    private func ancestors(of path: String) -> [String] {
-        var result: [String] = []
+    private func ancestors(of path: FilePath) -> [FilePath] {
+        var result: [FilePath] = []
         var current = path
-        while Paths.isWithin(current, fileSystem.source.path) {
+        while current.isWithin(fileSystem.source.path) {
             result.append(current)
             if current == fileSystem.source.path { break }
-            current = Paths.parent(current)
+            current = current.parent
         }
         return result
-    }
-}
-
-extension PackageIndex.Entry {
-    /// Whether the view would list it the same way.
-    func presentsLike(_ other: PackageIndex.Entry?) -> Bool {
-        guard let other else { return false }
-        return isPackage == other.isPackage && isBundle == other.isBundle && displayName == other.displayName
-            && finderFlags == other.finderFlags && identifier == other.identifier && version == other.version && kind == other.kind
     }
 }

@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Node names packed into one byte array: a million short names cost their bytes, not a String
 /// allocation each. Freed names leave holes that `compact` reclaims when they outweigh the rest.
 struct NameArena {
@@ -10,22 +12,23 @@ struct NameArena {
         static let empty = Slice(offset: 0, length: 0)
     }
 
-    mutating func store(_ name: String) -> Slice {
-        let slice = Slice(offset: UInt32(bytes.count), length: UInt32(name.utf8.count))
-        bytes.append(contentsOf: name.utf8)
+    /// Stores the name's coded string (`FileNameCoding`): valid UTF-8, read back exactly.
+    mutating func store(_ name: FileName) -> Slice {
+        let slice = Slice(offset: UInt32(bytes.count), length: UInt32(name.string.utf8.count))
+        bytes.append(contentsOf: name.string.utf8)
         return slice
     }
 
     mutating func free(_ slice: Slice) { freed += Int(slice.length) }
 
-    func string(_ slice: Slice) -> String {
+    func name(_ slice: Slice) -> FileName {
         let start = Int(slice.offset)
-        return String(decoding: bytes[start..<start + Int(slice.length)], as: UTF8.self)
+        return FileName(String(decoding: bytes[start..<start + Int(slice.length)], as: UTF8.self))
     }
 
-    func equals(_ slice: Slice, _ name: String) -> Bool {
+    func equals(_ slice: Slice, _ name: FileName) -> Bool {
         let start = Int(slice.offset)
-        return bytes[start..<start + Int(slice.length)].elementsEqual(name.utf8)
+        return bytes[start..<start + Int(slice.length)].elementsEqual(name.string.utf8)
     }
 
     var needsCompaction: Bool { freed > 1 << 20 && freed > bytes.count / 2 }

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemCalls
 
 /// What a node of the view stands for.
 enum NodeKind: UInt8, Sendable {
@@ -25,10 +26,36 @@ enum NodeKind: UInt8, Sendable {
     var isReal: Bool { self == .source || self == .raw || self == .package }
 }
 
+/// Which bundle a bundle view shows: by identifier (the highest version, see `PackageIndex`) or
+/// by its path.
+enum BundleViewKey: Hashable, Sendable {
+    case identifier(String)
+    case path(FilePath)
+}
+
+/// What a synthesized node shows, beyond its kind.
+enum SyntheticDetail: Hashable, Sendable {
+    /// `.bundlefs`, `by-id`, the top of `by-path`.
+    case none
+    /// A directory of `by-path` above some bundles: their common path relative to SOURCE.
+    case pathPrefix(FilePath)
+    /// A bundle view, or its `Info.plist`.
+    case bundle(BundleViewKey)
+    /// A directory of a bundle view's `Resources`: the path below `Resources`.
+    case resources(BundleViewKey, subpath: FilePath)
+
+    var bundleView: BundleViewKey? {
+        switch self {
+        case let .bundle(key), let .resources(key, _): key
+        case .none, .pathPrefix: nil
+        }
+    }
+}
+
 /// Which node a lookup reached: a second lookup of the same thing finds the same node.
-enum NodeIdentity: Sendable {
+enum NodeIdentity: Hashable, Sendable {
     case item(NodeKind, device: UInt64, inode: UInt64)
-    case synthesized(NodeKind, detail: String)
+    case synthesized(NodeKind, detail: SyntheticDetail)
 }
 
 /// Every node the kernel knows, with its lookup count. Node ids index an array; an id is reused
@@ -40,13 +67,14 @@ final class NodeTable: Sendable {
     struct Node: Sendable {
         var kind: NodeKind
         var parent: UInt64
-        var name: String
+        /// Its name in its parent; with no parent (0), the absolute path of what it stands for.
+        var name: FileName
         var device: UInt64
         var inode: UInt64
         var generation: UInt64
         var lookups: UInt64
-        /// What a synthesized node shows (a bundle path, a resource path...).
-        var detail: String
+        /// What a synthesized node shows.
+        var detail: SyntheticDetail
     }
 
     private struct Slot {
@@ -65,11 +93,11 @@ final class NodeTable: Sendable {
         var names = NameArena()
         var free: [UInt32] = []
         var index = NodeIndex()
-        var details: [UInt32: String] = [:]
-        var synthesized: [String: UInt32] = [:]
+        var details: [UInt32: SyntheticDetail] = [:]
+        var synthesized: [NodeIdentity: UInt32] = [:]
         /// Names under which the kernel may hold a node other than its real name (display
         /// names), by parent: invalidating a directory must invalidate these too.
-        var aliases: [UInt32: [(name: String, child: UInt32)]] = [:]
+        var aliases: [UInt32: [(name: FileName, child: UInt32)]] = [:]
         var aliasParents: [UInt32: [UInt32]] = [:]
         var nextGeneration: UInt32 = 1
     }
@@ -77,10 +105,10 @@ final class NodeTable: Sendable {
     private let state = Mutex(State())
     static let rootID: UInt64 = 1
 
-    init(rootPath: String, device: UInt64, inode: UInt64) {
+    init(rootPath: FilePath, device: UInt64, inode: UInt64) {
         state.withLock { state in
             var root = Slot(inode: inode, device: device, lookups: 1, kind: .source, live: true)
-            root.name = state.names.store(rootPath)
+            root.name = state.names.store(FileName(rootPath.string))
             state.slots.append(root)
             state.index.insert(1, hash: Self.hash(.source, device, inode), hashOf: { _ in 0 })
         }
@@ -93,12 +121,10 @@ final class NodeTable: Sendable {
         return Int(truncatingIfNeeded: value)
     }
 
-    private static func key(_ kind: NodeKind, _ detail: String) -> String { "\(kind.rawValue):\(detail)" }
-
     /// The node for `identity`, created if new, its lookup count raised by one for a reply that
     /// hands it to the kernel. `parent` and `name` record the latest way it was reached (how its
     /// real path is found); `alias` is the name the kernel will know it by when that differs.
-    func lookUp(_ identity: NodeIdentity, parent: UInt64, name: String, alias: String? = nil) -> (id: UInt64, generation: UInt64) {
+    func lookUp(_ identity: NodeIdentity, parent: UInt64, name: FileName, alias: FileName? = nil) -> (id: UInt64, generation: UInt64) {
         state.withLock { state in
             let id: UInt32
             if let existing = Self.find(identity, in: state) {
@@ -133,12 +159,12 @@ final class NodeTable: Sendable {
                 let slot = state.slots[Int(id - 1)]
                 return slot.inode == inode && slot.device == device && slot.kind == kind
             }
-        case let .synthesized(kind, detail):
-            return state.synthesized[key(kind, detail)]
+        case .synthesized:
+            return state.synthesized[identity]
         }
     }
 
-    private static func create(_ identity: NodeIdentity, parent: UInt64, name: String, in state: inout State) -> UInt32 {
+    private static func create(_ identity: NodeIdentity, parent: UInt64, name: FileName, in state: inout State) -> UInt32 {
         var slot = Slot(parent: UInt32(parent), lookups: 1, generation: state.nextGeneration, live: true)
         state.nextGeneration &+= 1
         slot.name = state.names.store(name)
@@ -165,9 +191,9 @@ final class NodeTable: Sendable {
                 let slot = slots[Int(other - 1)]
                 return hash(slot.kind, slot.device, slot.inode)
             }
-        case let .synthesized(kind, detail):
+        case let .synthesized(_, detail):
             state.details[id] = detail
-            state.synthesized[key(kind, detail)] = id
+            state.synthesized[identity] = id
         }
         return id
     }
@@ -177,15 +203,20 @@ final class NodeTable: Sendable {
             guard id > 0, id <= UInt64(state.slots.count) else { return nil }
             let slot = state.slots[Int(id - 1)]
             guard slot.live else { return nil }
-            return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.string(slot.name), device: slot.device,
+            return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.name(slot.name), device: slot.device,
                         inode: slot.inode, generation: UInt64(slot.generation), lookups: UInt64(slot.lookups),
-                        detail: state.details[UInt32(id)] ?? "")
+                        detail: state.details[UInt32(id)] ?? .none)
         }
     }
 
     /// The node for a real item, if the kernel knows it (no lookup counted).
     func id(of kind: NodeKind, device: UInt64, inode: UInt64) -> UInt64? {
-        state.withLock { state in Self.find(.item(kind, device: device, inode: inode), in: state).map(UInt64.init) }
+        id(of: .item(kind, device: device, inode: inode))
+    }
+
+    /// The node the kernel knows for `identity`, if any (no lookup counted).
+    func id(of identity: NodeIdentity) -> UInt64? {
+        state.withLock { state in Self.find(identity, in: state).map(UInt64.init) }
     }
 
     /// FORGET: the kernel dropped `count` references.
@@ -202,7 +233,7 @@ final class NodeTable: Sendable {
             if slot.kind.isReal {
                 state.index.remove(id32, hash: Self.hash(slot.kind, slot.device, slot.inode))
             } else if let detail = state.details.removeValue(forKey: id32) {
-                state.synthesized[Self.key(slot.kind, detail)] = nil
+                state.synthesized[.synthesized(slot.kind, detail: detail)] = nil
             }
             for parent in state.aliasParents.removeValue(forKey: id32) ?? [] {
                 state.aliases[parent]?.removeAll { $0.child == id32 }
@@ -227,7 +258,7 @@ final class NodeTable: Sendable {
     }
 
     /// The real path of a node that stands for a real item (or a bundle view).
-    func path(of id: UInt64) -> String? {
+    func path(of id: UInt64) -> FilePath? {
         state.withLock { state in
             var components: [NameArena.Slice] = []
             var current = id
@@ -245,21 +276,21 @@ final class NodeTable: Sendable {
                 let start = Int(slice.offset)
                 bytes += state.names.bytes[start..<start + Int(slice.length)]
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return FilePath(String(decoding: bytes, as: UTF8.self))
         }
     }
 
     /// The names other than their real names under which the kernel may know children of `parent`.
-    func aliases(under parent: UInt64) -> [String] {
+    func aliases(under parent: UInt64) -> [FileName] {
         state.withLock { $0.aliases[UInt32(parent)]?.map(\.name) ?? [] }
     }
 
     /// The real names of the known children of each of `parents`, by parent.
-    func childNames(of parents: Set<UInt64>) -> [UInt64: [String]] {
+    func childNames(of parents: Set<UInt64>) -> [UInt64: [FileName]] {
         state.withLock { state in
-            var result: [UInt64: [String]] = [:]
+            var result: [UInt64: [FileName]] = [:]
             for slot in state.slots where slot.live && parents.contains(UInt64(slot.parent)) {
-                result[UInt64(slot.parent), default: []].append(state.names.string(slot.name))
+                result[UInt64(slot.parent), default: []].append(state.names.name(slot.name))
             }
             return result
         }

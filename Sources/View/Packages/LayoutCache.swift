@@ -6,7 +6,7 @@ import SystemCalls
 /// reads; the watcher's updates drop the layouts of packages whose contents changed.
 final class LayoutCache: Sendable {
     private struct State {
-        var layouts: [String: (layout: TarLayout, lastUse: UInt64)] = [:]
+        var layouts: [FilePath: (layout: TarLayout, lastUse: UInt64)] = [:]
         var members = 0
         var clock: UInt64 = 0
     }
@@ -17,7 +17,7 @@ final class LayoutCache: Sendable {
     init(memberLimit: Int) { self.memberLimit = memberLimit }
 
     /// The layout of a package, made now if not cached.
-    func layout(of packagePath: String) throws -> TarLayout {
+    func layout(of packagePath: FilePath) throws -> TarLayout {
         if let cached = state.withLock({ state -> TarLayout? in
             guard let cached = state.layouts[packagePath] else { return nil }
             state.clock += 1
@@ -43,9 +43,9 @@ final class LayoutCache: Sendable {
 
     /// Drops the layouts of packages at, around or under `path`; returns their paths.
     @discardableResult
-    func invalidate(touching path: String) -> [String] {
+    func invalidate(touching path: FilePath) -> [FilePath] {
         state.withLock { state in
-            let hit = state.layouts.keys.filter { Paths.isWithin(path, $0) || Paths.isWithin($0, path) }
+            let hit = state.layouts.keys.filter { path.isWithin($0) || $0.isWithin(path) }
             for key in hit { state.members -= state.layouts.removeValue(forKey: key)?.layout.members.count ?? 0 }
             return hit
         }

@@ -1,4 +1,4 @@
-import SystemCalls
+public import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,14 +13,14 @@ public struct TarLayout: Sendable {
     public struct Member: Sendable {
         public enum Kind: UInt8, Sendable { case file, directory, symlink, fifo }
         /// Archive path, e.g. `Chess.app/Contents/Info.plist` (directories end in `/`).
-        public var name: String
+        public var name: FilePath
         public var kind: Kind
         public var mode: UInt32
         public var userID: UInt32
         public var groupID: UInt32
         public var size: Int64
         public var modificationTime: Int64
-        public var linkTarget: String
+        public var linkTarget: FilePath
         /// Where this member's headers start; its data follows `headerSize` bytes later.
         public var offset: Int64
         public var headerSize: Int64
@@ -33,17 +33,17 @@ public struct TarLayout: Sendable {
     public let members: [Member]
     public let size: Int64
     /// The directory the package is in: member names continue it to the source paths.
-    let container: String
+    let container: FilePath
     /// The latest modification time of any member: the archive's own.
     public let modificationTime: Int64
 
     /// Walks a package directory (never following symlinks) and lays its members out, named from
     /// the package's real name. Devices and sockets are left out; FIFOs are archived as FIFOs,
     /// never opened.
-    public init(packagePath: String) throws {
+    public init(packagePath: FilePath) throws {
         var members: [Member] = []
         var offset: Int64 = 0
-        func add(_ source: String, _ name: String, _ status: FileStatus, kind: Member.Kind, link: String = "") {
+        func add(_ source: FilePath, _ name: FilePath, _ status: FileStatus, kind: Member.Kind, link: FilePath = .here) {
             var member = Member(
                 name: name, kind: kind, mode: status.permissions, userID: status.userID, groupID: status.groupID,
                 size: kind == .file ? status.size : 0, modificationTime: status.modificationTime, linkTarget: link, offset: offset,
@@ -52,26 +52,26 @@ public struct TarLayout: Sendable {
             offset = member.end
             members.append(member)
         }
-        func walk(_ path: String, _ name: String) throws {
+        func walk(_ path: FilePath, _ name: FilePath) throws {
             let directory = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
-            add(path, name + "/", try directory.status(), kind: .directory)
-            for entry in try directory.listDirectoryTyped().sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes($1.name.utf8) }) {
-                let childPath = Paths.join(path, entry.name)
-                let childName = name + "/" + entry.name
+            add(path, FilePath(name.string + "/"), try directory.status(), kind: .directory)
+            for entry in try directory.listDirectoryTyped().sorted(by: { $0.name < $1.name }) {
+                let childPath = path.appending(entry.name)
+                let childName = name.appending(entry.name)
                 guard let status = try? directory.status(of: entry.name) else { continue }
                 switch status.type {
                 case .directory: try walk(childPath, childName)
                 case .regular: add(childPath, childName, status, kind: .file)
-                case .symlink: add(childPath, childName, status, kind: .symlink, link: (try? directory.readLink(entry.name)) ?? "")
+                case .symlink: add(childPath, childName, status, kind: .symlink, link: (try? directory.readLink(entry.name)) ?? .here)
                 case .fifo: add(childPath, childName, status, kind: .fifo)
                 default: continue
                 }
             }
         }
-        try walk(packagePath, Paths.lastComponent(packagePath))
+        try walk(packagePath, FilePath(packagePath.lastComponent))
         self.members = members
         size = offset + 1024
-        container = Paths.parent(packagePath)
+        container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
     }
 
@@ -116,7 +116,7 @@ public struct TarLayout: Sendable {
             var chunk = [UInt8]()
             if inFile < member.size {
                 let wanted = Int(min(member.size, dataEnd - member.dataOffset) - inFile)
-                chunk = files.read(Paths.join(container, member.name), at: inFile, count: wanted)
+                chunk = files.read(container.appending(member.name), at: inFile, count: wanted)
                 if chunk.count < wanted { chunk += [UInt8](repeating: 0, count: wanted - chunk.count) }
             }
             let padding = Int(dataEnd - position) - chunk.count
@@ -132,11 +132,11 @@ public struct TarLayout: Sendable {
 /// Where the tar's file data comes from; keeps a few files open for sequential reads.
 public final class TarFileSource: @unchecked Sendable {
     private let lock = ConditionLock()
-    private var open: [(path: String, descriptor: Descriptor)] = []
+    private var open: [(path: FilePath, descriptor: Descriptor)] = []
 
     public init() {}
 
-    func read(_ path: String, at offset: Int64, count: Int) -> [UInt8] {
+    func read(_ path: FilePath, at offset: Int64, count: Int) -> [UInt8] {
         let descriptor: Descriptor? = lock.withLock {
             if let index = open.firstIndex(where: { $0.path == path }) { return open[index].descriptor }
             guard let opened = try? Descriptor.open(path, flags: Descriptor.readOnly | O_NOFOLLOW), (try? opened.status().type) == .regular else {
@@ -153,13 +153,13 @@ public final class TarFileSource: @unchecked Sendable {
 /// The header blocks of one member: a pax extended header ('x') and a ustar header.
 enum TarHeaders {
     static func headers(for member: TarLayout.Member) -> [UInt8] {
-        var records: [(String, [UInt8])] = [("path", Array(member.name.utf8Bytes))]
-        if member.kind == .symlink { records.append(("linkpath", Array(member.linkTarget.utf8Bytes))) }
+        var records: [(String, [UInt8])] = [("path", member.name.bytes)]
+        if member.kind == .symlink { records.append(("linkpath", member.linkTarget.bytes)) }
         if member.size > 0o77777777777 { records.append(("size", Array(String(member.size).utf8))) }
         records.append(("mtime", Array(formatTime(member.modificationTime).utf8)))
         var pax: [UInt8] = []
         for (key, value) in records { pax += record(key, value) }
-        let paxName = "PaxHeaders/" + String(decoding: asciiPrefix(member.name.utf8Bytes, limit: 80), as: UTF8.self)
+        let paxName = "PaxHeaders/" + String(decoding: asciiPrefix(member.name.bytes, limit: 80), as: UTF8.self)
         var out = ustar(name: paxName, mode: 0o644, userID: 0, groupID: 0, size: Int64(pax.count), modificationTime: member.modificationTime,
                         typeflag: UInt8(ascii: "x"), linkName: [])
         out += pax
@@ -171,9 +171,9 @@ enum TarHeaders {
         case .symlink: typeflag = UInt8(ascii: "2")
         case .fifo: typeflag = UInt8(ascii: "6")
         }
-        out += ustar(name: String(decoding: asciiPrefix(member.name.utf8Bytes, limit: 100), as: UTF8.self), mode: member.mode,
+        out += ustar(name: String(decoding: asciiPrefix(member.name.bytes, limit: 100), as: UTF8.self), mode: member.mode,
                      userID: member.userID, groupID: member.groupID, size: member.size <= 0o77777777777 ? member.size : 0,
-                     modificationTime: member.modificationTime, typeflag: typeflag, linkName: asciiPrefix(member.linkTarget.utf8Bytes, limit: 100))
+                     modificationTime: member.modificationTime, typeflag: typeflag, linkName: asciiPrefix(member.linkTarget.bytes, limit: 100))
         return out
     }
 
@@ -227,9 +227,4 @@ enum TarHeaders {
         put(Array((String(repeating: "0", count: 6 - digits.count) + digits).utf8) + [0, 0x20], at: 148, length: 8)
         return block
     }
-}
-
-extension String {
-    /// The file-system bytes a name stands for (see FileNameCoding).
-    var utf8Bytes: [UInt8] { FileNameCoding.bytes(of: self) }
 }

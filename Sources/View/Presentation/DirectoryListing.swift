@@ -9,9 +9,9 @@ import SystemCalls
 /// under its real name.
 struct DirectoryListing: Sendable {
     struct Entry: Sendable {
-        var realName: String
+        var realName: FileName
         /// The name it is listed under; nil when hidden.
-        var viewName: String?
+        var viewName: FileName?
         var status: FileStatus
         /// Listed (under its view name) as a tar file rather than a directory.
         var isPackage: Bool
@@ -20,7 +20,7 @@ struct DirectoryListing: Sendable {
     /// In byte order of the real names.
     private(set) var entries: [Entry]
     /// Entries listed under a name other than their real one.
-    private var renamed: [ExactName: Int] = [:]
+    private var renamed: [FileName: Int] = [:]
     /// The directory's own status when it was listed.
     let status: FileStatus
 
@@ -28,15 +28,15 @@ struct DirectoryListing: Sendable {
 
     /// Lists and presents a directory. Fails when it cannot be opened (gone, not a directory,
     /// unreadable); entries that vanish while it is listed are left out.
-    init(path: String, mode: Mode, packages: PackageIndex, root: ScanRoot) throws {
+    init(path: FilePath, mode: Mode, packages: PackageIndex, root: ScanRoot) throws {
         let directory = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
         status = try directory.status()
-        let raw = try directory.listDirectoryTyped().sorted { $0.name.precedesInByteOrder($1.name) }
+        let raw = try directory.listDirectoryTyped().sorted { $0.name < $1.name }
         var entries: [Entry] = []
         entries.reserveCapacity(raw.count)
-        var sidecars = Set<ExactName>()
+        var sidecars = Set<FileName>()
         if mode == .view {
-            for item in raw where item.name.hasPrefix("._") { sidecars.insert(ExactName(String(item.name.dropFirst(2)))) }
+            for item in raw where item.name.hasPrefix("._") { sidecars.insert(item.name.dropping(prefixBytes: 2)) }
         }
         for item in raw {
             guard let status = try? directory.status(of: item.name) else { continue }
@@ -44,11 +44,11 @@ struct DirectoryListing: Sendable {
                 entries.append(Entry(realName: item.name, viewName: item.name, status: status, isPackage: false))
                 continue
             }
-            let childPath = Paths.join(path, item.name)
+            let childPath = path.appending(item.name)
             let package = status.type == .directory ? packages.entry(at: childPath) : nil
             var flags = package?.finderFlags
             if package == nil && !item.name.hasPrefix(".") {
-                let sidecar = sidecars.contains(ExactName(item.name)) ? Paths.join(path, "._" + item.name) : nil
+                let sidecar = sidecars.contains(item.name) ? path.appending(item.name.prefixed("._")) : nil
                 flags = FinderFlags.read(path: childPath, type: status.type, sidecar: sidecar)
             }
             let hidden = item.name.hasPrefix(".") || (flags ?? 0) & FinderFlags.invisible != 0
@@ -56,22 +56,22 @@ struct DirectoryListing: Sendable {
             if !hidden {
                 if let package, package.isPackage {
                     viewName = package.displayName
-                } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name), let relative = root.relative(childPath) {
+                } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name.string), let relative = root.relative(childPath) {
                     viewName = LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages)
                 } else if (flags ?? 0) & FinderFlags.extensionHidden != 0 {
-                    viewName = FileNames.stem(item.name)
+                    viewName = item.name.stem.string
                 } else {
-                    viewName = item.name
+                    viewName = item.name.string
                 }
             }
             entries.append(Entry(
-                realName: item.name, viewName: viewName.map { DisplayNames.sanitized($0, realName: item.name) },
+                realName: item.name, viewName: viewName.map { FileName(DisplayNames.sanitized($0, realName: item.name.string)) },
                 status: status, isPackage: package?.isPackage == true && !hidden))
         }
         Self.makeUnique(&entries)
         self.entries = entries
         for (index, entry) in entries.enumerated() {
-            if let viewName = entry.viewName, !viewName.utf8.elementsEqual(entry.realName.utf8) { renamed[ExactName(viewName)] = index }
+            if let viewName = entry.viewName, viewName != entry.realName { renamed[viewName] = index }
         }
     }
 
@@ -81,14 +81,14 @@ struct DirectoryListing: Sendable {
     /// others in turn: repeated until stable, which it becomes, since real names are unique).
     static func makeUnique(_ entries: inout [Entry]) {
         while true {
-            var taken = Set<ExactName>()
-            for entry in entries where entry.viewName.map({ $0.utf8.elementsEqual(entry.realName.utf8) }) == true {
-                taken.insert(ExactName(entry.realName))
+            var taken = Set<FileName>()
+            for entry in entries where entry.viewName == entry.realName {
+                taken.insert(entry.realName)
             }
             var changed = false
             for index in entries.indices {
-                guard let name = entries[index].viewName, !name.utf8.elementsEqual(entries[index].realName.utf8) else { continue }
-                if taken.insert(ExactName(name)).inserted { continue }
+                guard let name = entries[index].viewName, name != entries[index].realName else { continue }
+                if taken.insert(name).inserted { continue }
                 entries[index].viewName = entries[index].realName
                 changed = true
             }
@@ -97,20 +97,20 @@ struct DirectoryListing: Sendable {
     }
 
     /// The entry listed under `name`.
-    func entry(viewName name: String) -> Entry? {
-        if let index = renamed[ExactName(name)] { return entries[index] }
-        guard let entry = entry(realName: name), let viewName = entry.viewName, viewName.utf8.elementsEqual(name.utf8) else { return nil }
+    func entry(viewName name: FileName) -> Entry? {
+        if let index = renamed[name] { return entries[index] }
+        guard let entry = entry(realName: name), entry.viewName == name else { return nil }
         return entry
     }
 
     /// The entry whose real name is `name`, listed or not.
-    func entry(realName name: String) -> Entry? {
+    func entry(realName name: FileName) -> Entry? {
         var low = 0, high = entries.count - 1
         while low <= high {
             let middle = (low + high) / 2
             let candidate = entries[middle].realName
-            if candidate.utf8.elementsEqual(name.utf8) { return entries[middle] }
-            if candidate.precedesInByteOrder(name) { low = middle + 1 } else { high = middle - 1 }
+            if candidate == name { return entries[middle] }
+            if candidate < name { low = middle + 1 } else { high = middle - 1 }
         }
         return nil
     }
@@ -119,7 +119,7 @@ struct DirectoryListing: Sendable {
     var visible: [Entry] { entries.filter { $0.viewName != nil } }
 
     /// The names the kernel may know entries by: view names that differ from real names.
-    var renamedNames: [String] { renamed.keys.map(\.value) }
+    var renamedNames: [FileName] { Array(renamed.keys) }
 }
 
 /// The Finder flags of an item that is not a catalogued package, from its extended attributes or
@@ -128,7 +128,7 @@ enum FinderFlags {
     static let invisible: UInt16 = 0x4000
     static let extensionHidden: UInt16 = 0x0010
 
-    static func read(path: String, type: FileType, sidecar: String?) -> UInt16? {
+    static func read(path: FilePath, type: FileType, sidecar: FilePath?) -> UInt16? {
         // Symlinks carry no user attributes on Linux; asking costs a call per link for nothing.
         if type != .symlink, let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty {
             for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemCalls
 
 /// Recently presented directories, by path and mode, so that lookups in a directory do not list
 /// it again each time. Bounded by the total number of entries held; the most recent listing is
@@ -6,7 +7,7 @@ import Synchronization
 /// The watcher's updates invalidate what changed; see `ViewUpdater`.
 final class ListingCache: Sendable {
     struct Key: Hashable, Sendable {
-        var path: String
+        var path: FilePath
         var mode: DirectoryListing.Mode
     }
 
@@ -45,7 +46,7 @@ final class ListingCache: Sendable {
         }
     }
 
-    func invalidate(_ path: String) {
+    func invalidate(_ path: FilePath) {
         state.withLock { state in
             for mode in [DirectoryListing.Mode.view, .raw] {
                 if let old = state.listings.removeValue(forKey: Key(path: path, mode: mode)) { state.entries -= old.listing.entries.count }
@@ -54,9 +55,9 @@ final class ListingCache: Sendable {
     }
 
     /// Forgets listings of `path` and everything under it.
-    func invalidate(subtree path: String) {
+    func invalidate(subtree path: FilePath) {
         state.withLock { state in
-            for key in state.listings.keys where key.path == path || key.path.hasPrefix(path == "/" ? "/" : path + "/") {
+            for key in state.listings.keys where key.path.isWithin(path) {
                 state.entries -= state.listings.removeValue(forKey: key)?.listing.entries.count ?? 0
             }
         }

@@ -1,13 +1,13 @@
 import BundleModel
-import Catalogue
 import Synchronization
 import SystemCalls
 
-/// What the view needs of each catalogued bundle or package, computed once for the mount's
-/// languages: loaded from the catalogue at mount time, then kept current from the watcher's records.
+/// What the view needs of each catalogued bundle or package to list it, computed once for the
+/// mount's languages from the catalogue's records: loaded at mount time, then refreshed from the
+/// catalogue for what each update names.
 final class PackageIndex: Sendable {
     struct Entry: Sendable {
-        var path: String
+        var path: FilePath
         var isPackage: Bool
         var isBundle: Bool
         var identifier: String?
@@ -17,11 +17,18 @@ final class PackageIndex: Sendable {
         /// Not yet made safe for listing (see `DisplayNames.sanitized`).
         var displayName: String
         var finderFlags: UInt16?
+
+        /// Whether the view would list it the same way.
+        func presentsLike(_ other: Entry?) -> Bool {
+            guard let other else { return false }
+            return isPackage == other.isPackage && isBundle == other.isBundle && displayName == other.displayName
+                && finderFlags == other.finderFlags && identifier == other.identifier && version == other.version && kind == other.kind
+        }
     }
 
     private struct State {
-        var byPath: [String: Entry] = [:]
-        var byIdentifier: [String: Set<String>] = [:]
+        var byPath: [FilePath: Entry] = [:]
+        var byIdentifier: [String: Set<FilePath>] = [:]
     }
 
     private let state = Mutex(State())
@@ -29,17 +36,14 @@ final class PackageIndex: Sendable {
 
     init(languages: [LanguageTag]) { self.languages = languages }
 
-    /// Replaces everything with the catalogue's bundles.
-    func load(_ bundles: [CataloguedBundle]) {
-        let entries = bundles.map { entry(for: $0.record) }
+    /// Replaces everything with these records.
+    func load(_ records: [BundleRecord]) {
+        let entries = records.map(entry(for:))
         state.withLock { state in
             state = State()
             for entry in entries { Self.insert(entry, into: &state) }
         }
     }
-
-    /// Every entry, for comparing before and after a reload.
-    func all() -> [String: Entry] { state.withLock { $0.byPath } }
 
     func entry(for record: BundleRecord) -> Entry {
         Entry(path: record.path, isPackage: record.isPackage, isBundle: record.isBundle, identifier: record.identifier,
@@ -47,36 +51,35 @@ final class PackageIndex: Sendable {
               displayName: record.displayName(for: languages), finderFlags: record.finderFlags)
     }
 
-    func update(_ record: BundleRecord) {
-        let entry = entry(for: record)
+    /// Sets what is at `path`: the record read now, or nothing.
+    func set(_ path: FilePath, to record: BundleRecord?) {
+        let entry = record.map(entry(for:))
         state.withLock { state in
-            Self.remove(record.path, from: &state)
-            Self.insert(entry, into: &state)
+            Self.remove(path, from: &state)
+            if let entry { Self.insert(entry, into: &state) }
         }
     }
 
-    func remove(_ path: String) { state.withLock { state in Self.remove(path, from: &state) } }
-
     /// Forgets everything at or under `path`.
-    func removeSubtree(_ path: String) {
+    func removeSubtree(_ path: FilePath) {
         state.withLock { state in
-            for key in state.byPath.keys where Paths.isWithin(key, path) { Self.remove(key, from: &state) }
+            for key in state.byPath.keys where key.isWithin(path) { Self.remove(key, from: &state) }
         }
     }
 
     /// Moves everything at or under `from` to the same place under `to`.
-    func renameSubtree(from: String, to: String) {
+    func renameSubtree(from: FilePath, to: FilePath) {
         state.withLock { state in
-            let moved = state.byPath.values.filter { Paths.isWithin($0.path, from) }
+            let moved = state.byPath.values.filter { $0.path.isWithin(from) }
             for entry in moved { Self.remove(entry.path, from: &state) }
             for var entry in moved {
-                entry.path = to + entry.path.dropFirst(from.count)
+                entry.path = entry.path.moved(from: from, to: to) ?? entry.path
                 Self.insert(entry, into: &state)
             }
         }
     }
 
-    func entry(at path: String) -> Entry? { state.withLock { $0.byPath[path] } }
+    func entry(at path: FilePath) -> Entry? { state.withLock { $0.byPath[path] } }
 
     /// The bundle `by-id` shows for an identifier: the highest CFBundleVersion, then the highest
     /// short version, then the first path in byte order.
@@ -88,7 +91,7 @@ final class PackageIndex: Sendable {
                 if versions != .orderedSame { return versions == .orderedAscending }
                 let short = BundleVersion.compare(a.shortVersion ?? "", b.shortVersion ?? "")
                 if short != .orderedSame { return short == .orderedAscending }
-                return Array(a.path.utf8).lexicographicallyPrecedes(b.path.utf8) == false
+                return b.path < a.path
             }
         }
     }
@@ -104,8 +107,8 @@ final class PackageIndex: Sendable {
     }
 
     /// Bundle paths at or under a directory.
-    func bundlePaths(under path: String) -> [String] {
-        state.withLock { state in state.byPath.values.filter { $0.isBundle && Paths.isWithin($0.path, path) }.map(\.path) }
+    func bundlePaths(under path: FilePath) -> [FilePath] {
+        state.withLock { state in state.byPath.values.filter { $0.isBundle && $0.path.isWithin(path) }.map(\.path) }
     }
 
     private static func insert(_ entry: Entry, into state: inout State) {
@@ -113,7 +116,7 @@ final class PackageIndex: Sendable {
         if let identifier = entry.identifier { state.byIdentifier[identifier, default: []].insert(entry.path) }
     }
 
-    private static func remove(_ path: String, from state: inout State) {
+    private static func remove(_ path: FilePath, from state: inout State) {
         guard let old = state.byPath.removeValue(forKey: path) else { return }
         if let identifier = old.identifier {
             state.byIdentifier[identifier]?.remove(path)

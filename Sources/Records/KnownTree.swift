@@ -1,5 +1,5 @@
 public import BundleModel
-import SystemCalls
+public import SystemCalls
 
 /// What the catalogue knew about a tree before a scan: lets the scanner skip directories whose
 /// ctime has not changed and bundles whose files have not changed.
@@ -18,24 +18,24 @@ public struct KnownTree: Sendable {
         }
     }
 
-    public private(set) var directories: [String: Directory] = [:]
+    public private(set) var directories: [FilePath: Directory] = [:]
     /// Subdirectory names by parent path.
-    public private(set) var children: [String: [String]] = [:]
+    public private(set) var children: [FilePath: [FileName]] = [:]
     /// Stamps of each catalogued bundle's files, by bundle path.
-    public private(set) var bundles: [String: [FileStamp]] = [:]
+    public private(set) var bundles: [FilePath: [FileStamp]] = [:]
     /// Each catalogued bundle's structural directories, by bundle path.
-    public private(set) var structures: [String: BundleStructure] = [:]
+    public private(set) var structures: [FilePath: BundleStructure] = [:]
 
     public init() {}
 
     public var isEmpty: Bool { directories.isEmpty && bundles.isEmpty }
 
-    public mutating func addDirectory(_ path: String, _ directory: Directory, isRoot: Bool) {
+    public mutating func addDirectory(_ path: FilePath, _ directory: Directory, isRoot: Bool) {
         directories[path] = directory
-        if !isRoot { children[Paths.parent(path), default: []].append(Paths.lastComponent(path)) }
+        if !isRoot { children[path.parent, default: []].append(path.lastComponent) }
     }
 
-    public mutating func addBundle(_ path: String, stamps: [FileStamp], structure: BundleStructure) {
+    public mutating func addBundle(_ path: FilePath, stamps: [FileStamp], structure: BundleStructure) {
         bundles[path] = stamps
         if !structure.isEmpty { structures[path] = structure }
     }

@@ -1,9 +1,10 @@
 public import BundleModel
+public import SystemCalls
 
 /// What the catalogue keeps about a directory: enough to tell on the next run, without listing
 /// it, whether anything in it changed.
 public struct DirectoryRow: Sendable, Equatable {
-    public var path: String
+    public var path: FilePath
     /// ctime in nanoseconds, read before the directory was listed.
     public var changeTime: Int64
     public var inode: UInt64
@@ -16,7 +17,7 @@ public struct DirectoryRow: Sendable, Equatable {
     /// without touching any directory's ctime.
     public var sidecar: FileStamp?
 
-    public init(path: String, changeTime: Int64, inode: UInt64, device: UInt64, lowercasedExtension: String?, trusted: Bool, sidecar: FileStamp?) {
+    public init(path: FilePath, changeTime: Int64, inode: UInt64, device: UInt64, lowercasedExtension: String?, trusted: Bool, sidecar: FileStamp?) {
         self.path = path
         self.changeTime = changeTime
         self.inode = inode
@@ -27,18 +28,23 @@ public struct DirectoryRow: Sendable, Equatable {
     }
 }
 
-/// What a scan reports to its sink, in an order that keeps the catalogue consistent: a bundle
-/// before its directory's row, and a directory's row only after all its subdirectories' rows.
+/// A change a scan found, in an order that keeps the catalogue consistent: a bundle before its
+/// directory's row, and a directory's row only after all its subdirectories' rows. The scanner
+/// reports them; the catalogue applies them.
 public enum ScanEvent: Sendable {
     /// A bundle or package that is new or changed.
     case bundle(BundleRecord)
     /// A catalogued bundle whose directory is no longer a bundle or package (it still exists).
-    case bundleRemoved(path: String)
+    case bundleRemoved(path: FilePath)
     /// A directory that was listed (new or changed), after its whole subtree.
     case directory(DirectoryRow)
-}
 
-/// Receives events in batches, on the scanner's threads; must be thread-safe.
-public protocol ScanSink: Sendable {
-    func receive(_ events: [ScanEvent])
+    /// The bundle a bundle event is about.
+    public var bundlePath: FilePath? {
+        switch self {
+        case let .bundle(record): record.path
+        case let .bundleRemoved(path): path
+        case .directory: nil
+        }
+    }
 }

@@ -2,13 +2,11 @@ public import BundleModel
 public import Catalogue
 public import Logging
 public import Scanner
+public import SystemCalls
 public import Watcher
-import SystemCalls
-#if canImport(Glibc)
-import Glibc
-#endif
+import View
 
-/// How a view is mounted.
+/// How a view is mounted and kept current.
 public struct MountSettings: Sendable {
     public var languages: [LanguageTag] = []
     /// Threads serving requests: 1 runs libfuse's single-threaded loop.
@@ -23,19 +21,19 @@ public struct MountSettings: Sendable {
     public init() {}
 }
 
-/// `bundlefs mount`: the watcher keeping the catalogue current on its own thread, and the view
-/// mounted on top, fed by it. `run` returns once stopped (SIGINT/SIGTERM call `stop`) or the
-/// file system was unmounted from outside.
+/// `bundlefs mount` and `serve`: the watcher keeping the catalogue current on a thread of its own,
+/// and the view mounted on top, fed the watcher's updates in order. `run` returns once stopped
+/// (SIGINT/SIGTERM call `stop`) or the file system was unmounted from outside.
 public final class ViewMount: @unchecked Sendable {
-    public let source: String
-    public let mountPoint: String
+    public let source: FilePath
+    public let mountPoint: FilePath
     public let catalogue: Catalogue
     let settings: MountSettings
     let logger: Logger
     let watcher: Watcher
     private let lock = ConditionLock()
     private var stopRequested = false
-    private var session: FuseSession?
+    private var session: ViewSession?
     private var watcherState: WatcherState = .starting
 
     private enum WatcherState {
@@ -46,10 +44,10 @@ public final class ViewMount: @unchecked Sendable {
     /// Checks the mount point and takes the catalogue's watcher lock; throws `MountError` or
     /// `WatchError` with a message for the user.
     /// - Parameter source: a canonical absolute path (see `Indexer.canonicalRoot`).
-    public init(source: String, mountPoint: String, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws {
+    public init(source: FilePath, mountPoint: FilePath, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws {
         try MountPoint.check(mountPoint, source: source)
         self.source = source
-        self.mountPoint = (try? Paths.resolved(mountPoint)) ?? mountPoint
+        self.mountPoint = (try? mountPoint.resolved()) ?? mountPoint
         self.catalogue = catalogue
         self.settings = settings
         self.logger = logger
@@ -58,12 +56,12 @@ public final class ViewMount: @unchecked Sendable {
 
     /// Indexes, mounts, calls `ready`, then serves until stopped.
     public func run(ready: () -> Void) throws {
-        let fileSystem = try ViewFileSystem(
-            source: try ScanRoot(path: source), catalogue: catalogue, languages: settings.languages,
-            timeouts: ViewTimeouts(real: settings.cacheTimeout), logger: logger)
-        let updater = ViewUpdater(fileSystem: fileSystem, catalogue: catalogue)
-        watcher.observer = { update in updater.apply(update) }
-        let watcherThread = Threads.spawn { [self] in runWatcher(updater) }
+        let view = try FinderView(source: source, catalogue: catalogue, languages: settings.languages,
+                                  cacheTimeout: settings.cacheTimeout, logger: logger)
+        watcher.observer = { [logger] update in
+            do { try view.apply(update) } catch { logger.error("reading the catalogue for the view: \(error)") }
+        }
+        let watcherThread = Threads.spawn { [self] in runWatcher(view) }
         defer {
             watcher.stop()
             Threads.join(watcherThread)
@@ -76,13 +74,8 @@ public final class ViewMount: @unchecked Sendable {
         if case let .failed(error) = state { throw error }
         if lock.withLock({ stopRequested }) { return }
 
-        var options = ["ro", "default_permissions", "nodev", "nosuid", "fsname=bundlefs", "subtype=bundlefs"]
-        if settings.allowOther { options.append("allow_other") }
-        let session = try FuseSession(fileSystem: fileSystem, options: options)
-        try session.mount(at: mountPoint)
+        let session = try view.mount(at: mountPoint, allowOther: settings.allowOther)
         defer { session.unmount() }
-        updater.start(session: session)
-        defer { updater.stop() }
         let stopNow = lock.withLock { () -> Bool in
             self.session = session
             return stopRequested
@@ -99,10 +92,10 @@ public final class ViewMount: @unchecked Sendable {
         if case let .failed(error) = lock.withLock({ watcherState }) { throw error }
     }
 
-    private func runWatcher(_ updater: ViewUpdater) {
+    private func runWatcher(_ view: FinderView) {
         do {
             try watcher.run(ready: {
-                do { try updater.loadPackages() } catch { logger.error("reading the catalogue: \(error)") }
+                do { try view.load() } catch { logger.error("reading the catalogue: \(error)") }
                 lock.withLock {
                     watcherState = .ready
                     lock.broadcast()
@@ -114,7 +107,7 @@ public final class ViewMount: @unchecked Sendable {
             }
         } catch {
             logger.error("the watcher stopped: \(error)")
-            let session = lock.withLock { () -> FuseSession? in
+            let session = lock.withLock { () -> ViewSession? in
                 watcherState = .failed(error)
                 lock.broadcast()
                 return self.session
@@ -125,25 +118,13 @@ public final class ViewMount: @unchecked Sendable {
 
     /// Unmounts and returns from `run` (from a signal-handling thread).
     public func stop() {
-        let session = lock.withLock { () -> FuseSession? in
+        let session = lock.withLock { () -> ViewSession? in
             stopRequested = true
             lock.broadcast()
             return self.session
         }
         watcher.stop()
         session?.stop()
-    }
-
-    /// Lazily unmounts a dead mount left at `mountPoint` by a daemon that was killed, so that a
-    /// restarted service can mount again; returns whether there was one. Used by `serve`, whose
-    /// mount point is its own; `mount` leaves the decision to the user.
-    public static func clearDeadMount(at mountPoint: String, logger: Logger) -> Bool {
-        guard MountPoint.isDead(mountPoint) else { return false }
-        logger.warning("\(mountPoint) is a dead mount left by an earlier daemon; unmounting it")
-        for fusermount in ["/usr/bin/fusermount3", "/bin/fusermount3"] where access(fusermount, X_OK) == 0 {
-            return ((try? Spawn.runDetached(fusermount, arguments: ["-uz", mountPoint])) ?? -1) == 0
-        }
-        return false
     }
 
     /// The watcher's scan counters (the first index's progress).

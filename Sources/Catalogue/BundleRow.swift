@@ -1,0 +1,147 @@
+import BundleModel
+import Foundation
+import GRDB
+import SystemCalls
+
+/// The `bundles` row of a `BundleRecord`, declared once: each column says how a record fills it
+/// and, unless it is derived from other columns, how it gives the value back. The insert, the
+/// update, the select list, the binding and the decoding all come from this one list; the
+/// migrations in `Schema` create the columns, and Docs/catalogue.md describes them.
+enum BundleRow {
+    /// What a row is written from: the record and the moment it was written.
+    struct Source {
+        let record: BundleRecord
+        let info: InfoDictionary
+        let scannedAt: Double
+    }
+
+    struct Column: Sendable {
+        let name: String
+        let write: @Sendable (Source, RawStatement, Int32) -> Void
+        /// nil for columns derived from others (the Info keys with columns of their own, counts).
+        let read: (@Sendable (Row, Int, inout BundleRecord) -> Void)?
+
+        init(_ name: String, write: @escaping @Sendable (Source, RawStatement, Int32) -> Void,
+             read: (@Sendable (Row, Int, inout BundleRecord) -> Void)? = nil) {
+            self.name = name
+            self.write = write
+            self.read = read
+        }
+    }
+
+    /// `path` comes first: the update statement finds the row by it.
+    static let columns: [Column] = [
+        Column("path", write: { $1.bind($2, $0.record.path.string) }, read: { $2.path = FilePath($0[$1] as String) }),
+        Column("name", write: { $1.bind($2, $0.record.name.string) }),
+        Column("identifier", write: { $1.bind($2, $0.info.identifier) }),
+        Column("kind", write: { $1.bind($2, $0.record.kind) }, read: { $2.kind = $0[$1] }),
+        Column("is_package", write: { $1.bind($2, $0.record.isPackage) }),
+        Column("package_reasons", write: { $1.bind($2, $0.record.packageReasons.names.joined(separator: ",")) },
+               read: { $2.packageReasons = PackageReasons(names: ($0[$1] as String).split(separator: ",").map(String.init)) }),
+        Column("is_bundle", write: { $1.bind($2, $0.record.isBundle) }, read: { $2.isBundle = $0[$1] }),
+        Column("layout", write: { $1.bind($2, $0.record.layout?.rawValue) },
+               read: { $2.layout = ($0[$1] as String?).flatMap(LayoutKind.init(rawValue:)) }),
+        Column("info_bundle_name", write: { $1.bind($2, $0.info.bundleName) }),
+        Column("info_display_name", write: { $1.bind($2, $0.info.displayName) }),
+        Column("version", write: { $1.bind($2, $0.info.version) }),
+        Column("short_version", write: { $1.bind($2, $0.info.shortVersion) }),
+        Column("numeric_version", write: { $1.bind($2, Int64($0.info.version.map(BundleVersion.packed) ?? 0)) }),
+        Column("package_type", write: { $1.bind($2, $0.info.packageType) }),
+        Column("signature", write: { $1.bind($2, $0.info.signature) }),
+        Column("executable_name", write: { $1.bind($2, $0.info.executable) }),
+        Column("executable", write: { $1.bind($2, $0.record.executable?.string) },
+               read: { $2.executable = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("development_region", write: { $1.bind($2, $0.info.developmentRegion) }),
+        Column("declared_localizations", write: { $1.bind($2, JSONArrays.encode($0.info.declaredLocalizations)) }),
+        Column("localizations", write: { $1.bind($2, JSONArrays.encode($0.record.localizations)) },
+               read: { $2.localizations = JSONArrays.decode($0[$1]) }),
+        Column("strings_tables", write: { $1.bind($2, JSONArrays.encode($0.record.infoPlistStrings.keys.sorted().map(\.string))) },
+               read: { row, position, record in
+                   // The tables' entries come from `localized_strings`; a file that could not be
+                   // read has no entries but is still the one rule 12 picks.
+                   for localization in JSONArrays.decode(row[position]) where record.infoPlistStrings[FileName(localization)] == nil {
+                       record.infoPlistStrings[FileName(localization)] = [:]
+                   }
+               }),
+        Column("info_file", write: { $1.bind($2, $0.record.infoFile?.string) }, read: { $2.infoFile = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("info_format", write: { $1.bind($2, $0.record.infoFormat?.rawValue) },
+               read: { $2.infoFormat = ($0[$1] as String?).flatMap(PlistFormat.init(rawValue:)) }),
+        Column("info", write: { $1.bind($2, PlistValue.dictionary($0.record.info).jsonText) }),
+        // The raw dictionary whole, types and all (the JSON above turns dates and data into
+        // strings), so that a record read back is the record written.
+        Column("info_plist", write: { $1.bind($2, bytes: PropertyListWriter.binary(.dictionary($0.record.info))) },
+               read: { row, position, record in
+                   guard let data = row[position] as Data?,
+                         case let .dictionary(info)? = try? PropertyListReader.read([UInt8](data)).value
+                   else { return }
+                   record.info = info
+               }),
+        Column("resources_directory", write: { $1.bind($2, $0.record.resourcesDirectory?.string) },
+               read: { $2.resourcesDirectory = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("finder_flags", write: { $1.bind($2, $0.record.finderFlags.map { Int64($0) }) },
+               read: { $2.finderFlags = ($0[$1] as Int64?).map { UInt16(truncatingIfNeeded: $0) } }),
+        Column("finder_info_source", write: { $1.bind($2, $0.record.finderInfoSource?.rawValue) },
+               read: { $2.finderInfoSource = ($0[$1] as String?).flatMap(FinderInfoSource.init(rawValue:)) }),
+        Column("document_types", write: { $1.bind($2, $0.record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode($0.record.documentTypes)) },
+               read: { $2.documentTypes = ($0[$1] as String?).map(DocumentTypeCoding.decode) ?? [] }),
+        Column("type_declarations",
+               write: { $1.bind($2, $0.record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode($0.record.typeDeclarations)) },
+               read: { $2.typeDeclarations = ($0[$1] as String?).map(TypeDeclarationCoding.decode) ?? [] }),
+        Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
+        Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
+        Column("warning_count", write: { $1.bind($2, Int64($0.record.warnings.count)) }),
+        Column("scanned_at", write: { $1.bind($2, $0.scannedAt) }),
+    ]
+
+    static let names = columns.map(\.name)
+
+    /// Inserts a new row, returning its id; returns no row when the path is already there.
+    static let insertSQL = """
+        INSERT INTO bundles (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+        ON CONFLICT(path) DO NOTHING RETURNING id
+        """
+
+    /// Updates the row at the path bound first, returning its id.
+    static let updateSQL: String = {
+        let assignments = names.enumerated().dropFirst().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
+        return "UPDATE bundles SET \(assignments) WHERE path = ?1 RETURNING id"
+    }()
+
+    /// What queries select, in this order: `id`, then every column.
+    static let selectList = (["id"] + names).joined(separator: ", ")
+
+    /// Binds a record to the insert or update statement.
+    static func bind(_ record: BundleRecord, scannedAt: Double, to statement: RawStatement) {
+        let source = Source(record: record, info: record.infoDictionary, scannedAt: scannedAt)
+        for (index, column) in columns.enumerated() { column.write(source, statement, Int32(index + 1)) }
+    }
+
+    /// The record of a row of `selectList`, with its strings tables and problems from the child tables.
+    static func record(from row: Row, strings: [FileName: [String: String]], problems: [(severity: String, message: String)]) -> BundleRecord {
+        var record = BundleRecord(path: .here)
+        record.infoPlistStrings = strings
+        for (index, column) in columns.enumerated() { column.read?(row, index + 1, &record) }
+        record.errors = problems.filter { $0.severity == "error" }.map(\.message)
+        record.warnings = problems.filter { $0.severity == "warning" }.map(\.message)
+        return record
+    }
+}
+
+/// JSON arrays of strings, as the catalogue keeps lists for `sqlite3` users.
+enum JSONArrays {
+    static func encode(_ values: [String]) -> String {
+        var writer = ByteWriter(capacity: 16 * values.count + 2)
+        writer.append("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { writer.append(",") }
+            writer.appendJSONString(value)
+        }
+        writer.append("]")
+        return writer.text
+    }
+
+    static func decode(_ json: String?) -> [String] {
+        guard let json, let value = try? JSONValue.parse(json) else { return [] }
+        return value.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}

@@ -1,0 +1,113 @@
+import BundleModel
+import SystemCalls
+
+/// Stamps as lines of `ctime size inode path`, the path last with `\` and newlines escaped:
+/// compact, and fast to read back for every bundle on a re-index.
+enum StampCoding {
+    static func encode(_ stamps: [FileStamp]) -> String {
+        var writer = ByteWriter(capacity: 64 * stamps.count)
+        for (index, stamp) in stamps.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: "\n")) }
+            writer.append(stamp.changeTime)
+            writer.append(UInt8(ascii: " "))
+            writer.append(stamp.size)
+            writer.append(UInt8(ascii: " "))
+            writer.append(stamp.inode)
+            writer.append(UInt8(ascii: " "))
+            writer.append(raw: escape(stamp.path))
+        }
+        return writer.text
+    }
+
+    static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }
+
+    /// Split by bytes: a space or newline followed by a combining mark is one Character.
+    static func decode(_ text: String?) -> [FileStamp] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.utf8.split(separator: newline).compactMap { line in
+            let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4, let changeTime = Int64(Substring(parts[0])), let size = Int64(Substring(parts[1])),
+                  let inode = UInt64(Substring(parts[2]))
+            else { return nil }
+            return FileStamp(path: unescape(Substring(parts[3])), changeTime: changeTime, size: size, inode: inode)
+        }
+    }
+
+    /// `\` and newline escaped byte by byte (a `\` followed by a combining mark is one
+    /// Character, but still the byte to escape).
+    static func escape(_ path: FilePath) -> String {
+        let utf8 = path.string.utf8
+        guard utf8.contains(where: { $0 == backslash || $0 == newline }) else { return path.string }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 8)
+        for byte in utf8 {
+            if byte == backslash { out += [backslash, backslash] } else if byte == newline { out += [backslash, UInt8(ascii: "n")] } else { out.append(byte) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unescape(_ text: Substring) -> FilePath {
+        guard text.utf8.contains(backslash) else { return FilePath(String(text)) }
+        var out: [UInt8] = []
+        var escaping = false
+        for byte in text.utf8 {
+            if escaping {
+                out.append(byte == UInt8(ascii: "n") ? newline : byte)
+                escaping = false
+            } else if byte == backslash {
+                escaping = true
+            } else {
+                out.append(byte)
+            }
+        }
+        return FilePath(String(decoding: out, as: UTF8.self))
+    }
+}
+
+private let backslash = UInt8(ascii: "\\")
+private let newline = UInt8(ascii: "\n")
+
+enum DocumentTypeCoding {
+    static func encode(_ types: [DocumentType]) -> String {
+        JSONValue.array(types.map { type in
+            .object([
+                ("name", .optional(type.name)), ("role", .optional(type.role)), ("extensions", .strings(type.extensions)),
+                ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage)),
+            ])
+        }).serialized()
+    }
+
+    static func decode(_ json: String) -> [DocumentType] {
+        guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
+        return entries.map { entry in
+            DocumentType(
+                name: entry["name"]?.stringValue, role: entry["role"]?.stringValue,
+                extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                contentTypes: entry["contentTypes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                isPackage: entry["isPackage"] == .bool(true))
+        }
+    }
+}
+
+enum TypeDeclarationCoding {
+    static func encode(_ declarations: [TypeDeclaration]) -> String {
+        JSONValue.array(declarations.map { declaration in
+            .object([
+                ("identifier", .string(declaration.identifier)), ("conformsTo", .strings(declaration.conformsTo)),
+                ("extensions", .strings(declaration.extensions)), ("exported", .bool(declaration.exported)),
+            ])
+        }).serialized()
+    }
+
+    static func decode(_ json: String) -> [TypeDeclaration] {
+        guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
+        return entries.compactMap { entry in
+            guard let identifier = entry["identifier"]?.stringValue else { return nil }
+            return TypeDeclaration(
+                identifier: identifier, conformsTo: entry["conformsTo"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                exported: entry["exported"] == .bool(true))
+        }
+    }
+}
+

@@ -1,0 +1,73 @@
+import BundleModel
+import Catalogue
+import Synchronization
+import SystemCalls
+
+/// Whole records of the bundles the `.bundlefs` views show, read from the catalogue when first
+/// needed and forgotten when an update names them (or their subtree). Bounded: a bundle view is
+/// looked at a few bundles at a time.
+final class RecordCache: Sendable {
+    private struct Cached {
+        var record: BundleRecord
+        /// The effective Info.plist, rendered on first use.
+        var infoBytes: [UInt8]?
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var records: [FilePath: Cached] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    let catalogue: Catalogue
+    let limit: Int
+
+    init(catalogue: Catalogue, limit: Int = 256) {
+        self.catalogue = catalogue
+        self.limit = limit
+    }
+
+    /// The catalogued record of the bundle at `path`, or nil when there is none (or the
+    /// catalogue cannot be read just now).
+    func record(at path: FilePath) -> BundleRecord? {
+        if let cached = state.withLock({ state -> BundleRecord? in
+            state.clock += 1
+            state.records[path]?.lastUse = state.clock
+            return state.records[path]?.record
+        }) {
+            return cached
+        }
+        guard let record = (try? catalogue.bundle(atPath: path))?.record else { return nil }
+        state.withLock { state in
+            state.clock += 1
+            state.records[path] = Cached(record: record, lastUse: state.clock)
+            guard state.records.count > limit else { return }
+            for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }).prefix(state.records.count - limit / 2) {
+                state.records[key] = nil
+            }
+        }
+        return record
+    }
+
+    /// The effective Info.plist of the bundle at `path`, rendered once per record.
+    func infoBytes(at path: FilePath, render: (BundleRecord) -> [UInt8]) -> [UInt8]? {
+        if let bytes = state.withLock({ $0.records[path]?.infoBytes }) { return bytes }
+        guard let record = record(at: path) else { return nil }
+        let bytes = render(record)
+        state.withLock { state in
+            if state.records[path]?.record == record { state.records[path]?.infoBytes = bytes }
+        }
+        return bytes
+    }
+
+    func invalidate(_ path: FilePath) { _ = state.withLock { $0.records.removeValue(forKey: path) } }
+
+    func invalidate(subtree path: FilePath) {
+        state.withLock { state in
+            for key in state.records.keys where key.isWithin(path) { state.records[key] = nil }
+        }
+    }
+
+    func removeAll() { state.withLock { $0.records.removeAll() } }
+}
