@@ -7,7 +7,8 @@ import SystemCalls
 /// the bad input), 2 an internal failure. Never a stack trace.
 public enum BundleFSMain {
     public static func run() -> Never {
-        let arguments = (1..<Int(CommandLine.argc)).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) }
+        // argc is 0 when exec'd with an empty argv: then there are no arguments, not a crash.
+        let arguments = (1..<max(1, Int(CommandLine.argc))).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) }
         do {
             var command = try BundleFS.parseAsRoot(arguments)
             try command.run()

@@ -8,12 +8,13 @@ public final class WatcherProcess: @unchecked Sendable {
     public let catalogue: String
     let logFile: String
 
-    public init(roots: [String], catalogue: String, logFile: String, environment: [String: String] = [:]) throws {
+    /// - Parameter launcher: a program that runs `bundlefs` with the arguments (`/usr/bin/env`).
+    public init(roots: [String], catalogue: String, logFile: String, environment: [String: String] = [:], launcher: String? = nil) throws {
         self.catalogue = catalogue
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Subprocess.bundlefs)
-        process.arguments = ["watch"] + roots
+        process.executableURL = URL(fileURLWithPath: launcher ?? Subprocess.bundlefs)
+        process.arguments = (launcher == nil ? [] : [Subprocess.bundlefs]) + ["watch"] + roots
         var merged = ProcessInfo.processInfo.environment
         merged["BUNDLEFS_CATALOGUE"] = catalogue
         merged["BUNDLEFS_SETTLE_MS"] = "10"

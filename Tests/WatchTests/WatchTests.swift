@@ -20,8 +20,9 @@ final class WatchFixture: @unchecked Sendable {
     }
 
     @discardableResult
-    func start(environment: [String: String] = [:]) throws -> WatcherProcess {
-        let watcher = try WatcherProcess(roots: [tree.root], catalogue: catalogue, logFile: directory.appending("watch-\(UInt32.random(in: 0...UInt32.max)).log"), environment: environment)
+    func start(environment: [String: String] = [:], launcher: String? = nil) throws -> WatcherProcess {
+        let watcher = try WatcherProcess(roots: [tree.root], catalogue: catalogue, logFile: directory.appending("watch-\(UInt32.random(in: 0...UInt32.max)).log"),
+                                         environment: environment, launcher: launcher)
         self.watcher = watcher
         try watcher.waitUntilWatching()
         return watcher

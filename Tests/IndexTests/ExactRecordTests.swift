@@ -1,0 +1,70 @@
+import BundleModel
+import Catalogue
+import Fixtures
+import SystemCalls
+import Testing
+import TestSupport
+
+/// `Résumé` in NFC (precomposed é) and in NFD (e + combining acute): two names to a file system.
+private let nfc = "R\u{E9}sum\u{E9}"
+private let nfd = "Re\u{301}sume\u{301}"
+
+@Suite struct ExactRecordTests {
+    /// Twin folders that differ only in normalization, each with an app: deleting either and
+    /// indexing again leaves exactly what a fresh index of the tree finds.
+    @Test(arguments: [nfc, nfd])
+    func deletingOneNormalizationTwinLeavesTheOther(deleted: String) throws {
+        let fixture = try IndexFixture()
+        for (name, identifier) in [(nfc, "com.example.nfc"), (nfd, "com.example.nfd")] {
+            fixture.tree.macApp("Shared/\(name)/Writer.app", identifier: identifier, localizedStrings: ["de": ["CFBundleDisplayName": "Schreiber"]])
+            fixture.tree.text("Shared/\(name)/Notes/readme.txt", "x")
+        }
+        try fixture.index()
+        let both = try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.path)
+        #expect(Set(both) == [FilePath(fixture.tree.path("Shared/\(nfc)/Writer.app")), FilePath(fixture.tree.path("Shared/\(nfd)/Writer.app"))])
+
+        fixture.tree.remove("Shared/\(deleted)")
+        let summary = try fixture.index()
+        #expect(summary.removedBundles == 1)
+        #expect(try fixture.dump() == fixture.freshDump())
+        // Compared as names: as Strings the two are equal (canonical equivalence).
+        let kept = FileName(deleted) == FileName(nfc) ? nfd : nfc
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.path) == [FilePath(fixture.tree.path("Shared/\(kept)/Writer.app"))])
+    }
+
+    /// What the catalogue gives back is what inspection found: the raw Info dictionary whole
+    /// (every type, nested values, vendor keys), the strings tables, problems, stamps.
+    @Test func aRecordReadBackIsTheRecordWritten() throws {
+        let fixture = try IndexFixture()
+        let info: [String: PlistValue] = [
+            "CFBundleName": .string("Everything"), "CFBundleVersion": .string("2.1.0b7"),
+            "NSHumanReadableCopyright": .string("© 2026 Example"), "LSHasLocalizedDisplayName": .bool(true),
+            "LSMinimumSystemVersion": .string("11.0"), "NSPrincipalClass": .string("NSApplication"),
+            "ExampleInteger": .integer(-42), "ExampleLarge": .integer(Int64.max), "ExampleReal": .real(2.5),
+            "ExampleDate": .date(757_382_400), "ExampleData": .data([0, 1, 2, 0xFF]),
+            "ExampleNested": .dictionary(["list": .array([.string("a"), .integer(1), .dictionary(["deep": .bool(false)])])]),
+            "CFBundleDocumentTypes": .array([.dictionary([
+                "CFBundleTypeExtensions": .array([.string("everything")]), "LSTypeIsPackage": .bool(true),
+                "CFBundleTypeName": .string("Everything Document"),
+            ])]),
+            "UTExportedTypeDeclarations": .array([.dictionary([
+                "UTTypeIdentifier": .string("com.example.everything"), "UTTypeConformsTo": .array([.string("com.apple.package")]),
+                "UTTypeTagSpecification": .dictionary(["public.filename-extension": .array([.string("everything")])]),
+            ])]),
+        ]
+        fixture.tree.macApp("Everything.app", identifier: "com.example.everything", info: info, format: .binary)
+        fixture.tree.strings("Everything.app/Contents/Resources/de.lproj/InfoPlist.strings", ["CFBundleName": "Alles"])
+        fixture.tree.text("Everything.app/Contents/Resources/it.lproj/InfoPlist.strings", "\"CFBundleName\" = \"broken;")
+        fixture.tree.setAttribute("Everything.app", name: "user.com.apple.FinderInfo", value: FinderInfoBlobs.record(flags8: 0x20))
+        try fixture.index()
+
+        let stored = try #require(try fixture.catalogue.bundle(atPath: fixture.tree.path("Everything.app"))).record
+        let root = try ScanRoot(path: fixture.tree.root)
+        let read = try #require(BundleInspector(root: root).inspect(try DirectoryContext.open(fixture.tree.path("Everything.app"), in: root)))
+        #expect(stored == read)
+        #expect(stored.info["ExampleData"] == .data([0, 1, 2, 0xFF]))
+        #expect(stored.info["ExampleDate"] == .date(757_382_400))
+        #expect(stored.info["ExampleNested"] == info["ExampleNested"])
+        #expect(!stored.stamps.isEmpty && !stored.errors.isEmpty)
+    }
+}
