@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils tar diffutils systemd man-db faketime
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev attr bsdutils findutils tar diffutils systemd man-db faketime python3
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -26,8 +26,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product bundlefs
 
-# Debug build and every test. Tests that need ../shared/corpus skip, saying so, when it is absent.
+# Target dependencies against imports, a debug build and every test. Tests that need ../shared/corpus
+# skip, saying so, when it is absent.
 test: deps
+	.ci/check-dependencies
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

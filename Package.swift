@@ -1,15 +1,18 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers, bottom to top (data flows tree → scanner → model → catalogue → view):
-//   SystemCalls   thin typed wrappers over Linux calls (listing, stat, xattr, bounded reads)
-//   BundleModel   the rules of BUNDLES.md: parsing, recognition, localization, display names
-//   Scanner       the parallel walk that turns a tree into model records
-//   Catalogue     the SQLite store (GRDB): schema, migrations, writes, queries
-//   Indexer       scanner → catalogue: initial and incremental index runs
-//   Watcher       inotify → catalogue: keeps it current
-//   View          the FUSE view (libfuse 3 low-level API), fed by the watcher
-//   Service       `serve` under systemd: configuration, the notify protocol, status and watchdog
+// Layers, bottom to top. Data flows one way: tree → scanner/watcher → model → catalogue → view.
+// Each target depends on exactly the modules it imports (`.ci/check-dependencies`, run by `make test`).
+//   SystemCalls       thin typed wrappers over Linux calls; FileName and FilePath, bytes compared as bytes
+//   BundleModel       the rules of BUNDLES.md: parsing, recognition, localization, display names
+//   Records           what the catalogue keeps and a scan reports (directory rows, scan events, the
+//                     known tree), shared by Scanner and Catalogue so that neither imports the other
+//   Scanner           the parallel walk that turns a tree into model records
+//   Catalogue         the SQLite store (GRDB): schema, migrations, writes, queries, the update stream type
+//   Indexer           scanner → catalogue: initial and incremental index runs
+//   Watcher           inotify → catalogue: keeps it current, tells what changed (CatalogueUpdate)
+//   View              the FUSE view (libfuse 3 low-level API): a reader of the catalogue and the tree
+//   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -74,12 +77,13 @@ let package = Package(
         .executableTarget(name: "bundlefs", dependencies: ["BundleFSCommands"], swiftSettings: strict),
         .executableTarget(
             name: "bundlefs-bench",
-            dependencies: ["Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport"],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(
             name: "BundleModelTests", dependencies: ["BundleModel", "SystemCalls", "Fixtures", "TestSupport"],
             swiftSettings: strict),
@@ -91,7 +95,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["TestSupport", "Fixtures", "BundleModel", "SystemCalls", "bundlefs"],
+            name: "CommandTests", dependencies: ["BundleModel", "Fixtures", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -99,21 +103,15 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: [
-                "View", "TestSupport", "Fixtures", "Catalogue", "BundleModel", "SystemCalls", "bundlefs",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Service", "View", "TestSupport", "Catalogue", "BundleModel", "SystemCalls", "bundlefs"],
+            dependencies: ["Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
-            dependencies: [
-                "TestSupport", "Fixtures", "Catalogue", "BundleModel", "SystemCalls", "bundlefs",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -47,7 +47,7 @@ struct Inspection {
         readFinderInfo(directory, into: &record)
         if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
         if let ext, settings.claimedExtensions.contains(ext) { record.packageReasons.insert(.claimed) }
-        if let flags = record.finderFlags, flags & 0x2000 != 0 { record.packageReasons.insert(.finderBit) }
+        if let flags = record.finderFlags, flags & FinderInfo.hasBundleFlag != 0 { record.packageReasons.insert(.finderBit) }
 
         let namedLikeBundle = ext.map { BundleKind.bundleExtensions.contains($0) } ?? false
         // Most directories are plain folders: no reason to be a package, no bundle name, no marker.

@@ -1,3 +1,5 @@
+public import SystemCalls
+
 /// Where a directory's or file's Finder info was found (BUNDLES.md rule 4), in the order looked at.
 public enum FinderInfoSource: String, Sendable, Codable, CaseIterable {
     /// Linux's hfsplus driver.
@@ -70,6 +72,29 @@ public struct FinderInfo: Sendable, Equatable {
             return FinderInfo(bytes: blob[offset..<(offset + 32)], source: source)
         }
         return nil
+    }
+
+    /// kHasBundle, kIsInvisible and kExtensionHidden in the finderFlags word.
+    public static let hasBundleFlag: UInt16 = 0x2000
+    public static let extensionHiddenFlag: UInt16 = 0x0010
+
+    /// Rule 4 for any item by path (a file, a folder that is not catalogued): the Finder flags
+    /// from the first place that has well-formed Finder info, the extended attributes first
+    /// (not of a symlink: Linux keeps no user attributes on links), then the AppleDouble file
+    /// `sidecar` when there is one.
+    public static func flags(ofItemAt path: FilePath, type: FileType, sidecar: FilePath?) -> UInt16? {
+        if type != .symlink, let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty {
+            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
+                if let value = try? ExtendedAttributes.value(source.rawValue, atPath: path),
+                   let info = decode(attribute: value, source: source) {
+                    return info.finderFlags
+                }
+            }
+        }
+        guard let sidecar, let file = try? Descriptor.open(sidecar, flags: Descriptor.probeRead | O_NOFOLLOW_IF(true)),
+              (try? file.status().type) == .regular, let header = try? file.read(at: 0, count: 4096)
+        else { return nil }
+        return decodeAppleDouble(header)?.finderFlags
     }
 
     private static func readUInt32(_ bytes: [UInt8], _ at: Int) -> UInt32 {

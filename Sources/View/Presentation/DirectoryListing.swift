@@ -2,8 +2,8 @@ import BundleModel
 import SystemCalls
 
 /// One directory of the source as the view shows it: which entries are listed and under what
-/// names (SPEC.md, "The view"). Hidden items (dot-files, `._*`, `.DS_Store`, the invisible Finder
-/// flag) are not listed but are still found by their real names; packages are listed as files
+/// names (SPEC.md, "The view"). Hidden items (BUNDLES.md rule 5, `HiddenItems`) are not listed
+/// but are still found by their real names; packages are listed as files
 /// under their display names, `.localized` folders under their localized names; names are made
 /// safe and unique. A raw listing (the `.bundlefs` views' raw contents) lists every real entry
 /// under its real name.
@@ -49,16 +49,16 @@ struct DirectoryListing: Sendable {
             var flags = package?.finderFlags
             if package == nil && !item.name.hasPrefix(".") {
                 let sidecar = sidecars.contains(item.name) ? path.appending(item.name.prefixed("._")) : nil
-                flags = FinderFlags.read(path: childPath, type: status.type, sidecar: sidecar)
+                flags = FinderInfo.flags(ofItemAt: childPath, type: status.type, sidecar: sidecar)
             }
-            let hidden = item.name.hasPrefix(".") || (flags ?? 0) & FinderFlags.invisible != 0
+            let hidden = HiddenItems.isHidden(item.name, finderFlags: flags)
             var viewName: String?
             if !hidden {
                 if let package, package.isPackage {
                     viewName = package.displayName
                 } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name.string), let relative = root.relative(childPath) {
                     viewName = LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages)
-                } else if (flags ?? 0) & FinderFlags.extensionHidden != 0 {
+                } else if (flags ?? 0) & FinderInfo.extensionHiddenFlag != 0 {
                     viewName = item.name.stem.string
                 } else {
                     viewName = item.name.string
@@ -120,27 +120,4 @@ struct DirectoryListing: Sendable {
 
     /// The names the kernel may know entries by: view names that differ from real names.
     var renamedNames: [FileName] { Array(renamed.keys) }
-}
-
-/// The Finder flags of an item that is not a catalogued package, from its extended attributes or
-/// its AppleDouble sidecar (BUNDLES.md rule 4): the invisible and hidden-extension flags.
-enum FinderFlags {
-    static let invisible: UInt16 = 0x4000
-    static let extensionHidden: UInt16 = 0x0010
-
-    static func read(path: FilePath, type: FileType, sidecar: FilePath?) -> UInt16? {
-        // Symlinks carry no user attributes on Linux; asking costs a call per link for nothing.
-        if type != .symlink, let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty {
-            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
-                if let value = try? ExtendedAttributes.value(source.rawValue, atPath: path),
-                   let info = FinderInfo.decode(attribute: value, source: source) {
-                    return info.finderFlags
-                }
-            }
-        }
-        guard let sidecar, let file = try? Descriptor.open(sidecar, flags: Descriptor.probeRead | O_NOFOLLOW_IF(true)),
-              (try? file.status().type) == .regular, let header = try? file.read(at: 0, count: 4096)
-        else { return nil }
-        return FinderInfo.decodeAppleDouble(header)?.finderFlags
-    }
 }
