@@ -1,7 +1,7 @@
 public import BundleModel
 public import SystemCalls
 
-/// What `bundlefs serve` serves: read from a small `key = value` file (Docs/configuration.md)
+/// What `bundlefs serve` serves: read from a small `key = value` file (Docs/service.md)
 /// or given on the command line.
 public struct ServeConfiguration: Sendable, Equatable {
     public var source: FilePath
