@@ -37,15 +37,4 @@ public struct CatalogueUpdate: Sendable {
 
     /// Notes that the item at `path` changed in its parent's listing.
     public mutating func touchItem(_ path: FilePath) { touch(path.parent, name: path.lastComponent) }
-
-    /// This update followed by `later`.
-    public mutating func append(_ later: CatalogueUpdate) {
-        renames += later.renames
-        removals += later.removals
-        bundles.formUnion(later.bundles)
-        for (directory, names) in later.directories {
-            if let names { for name in names { touch(directory, name: name) } } else { touch(directory, name: nil) }
-        }
-        reloaded = reloaded || later.reloaded
-    }
 }

@@ -21,15 +21,45 @@ enum StampCoding {
 
     static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }
 
-    /// Split by bytes: a space or newline followed by a combining mark is one Character.
+    /// Read byte by byte (a space or newline followed by a combining mark is one Character), and
+    /// without splitting into substrings: every catalogued bundle's stamps are read back.
     static func decode(_ text: String?) -> [FileStamp] {
-        guard let text, !text.isEmpty else { return [] }
-        return text.utf8.split(separator: newline).compactMap { line in
-            let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
-            guard parts.count == 4, let changeTime = Int64(Substring(parts[0])), let size = Int64(Substring(parts[1])),
-                  let inode = UInt64(Substring(parts[2]))
-            else { return nil }
-            return FileStamp(path: unescape(Substring(parts[3])), changeTime: changeTime, size: size, inode: inode)
+        guard var text, !text.isEmpty else { return [] }
+        return text.withUTF8 { bytes in
+            var stamps: [FileStamp] = []
+            var index = 0
+            /// A decimal number and the space after it: sign and magnitude.
+            func number() -> (negative: Bool, magnitude: UInt64)? {
+                var negative = false
+                if index < bytes.count, bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+                var value: UInt64 = 0
+                var digits = 0
+                while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                    let (scaled, overflow) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, carry) = scaled.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
+                    guard !overflow, !carry else { return nil }
+                    value = sum
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: " ") else { return nil }
+                index += 1
+                return (negative, value)
+            }
+            func signed(_ number: (negative: Bool, magnitude: UInt64)?) -> Int64? {
+                guard let number, number.magnitude <= UInt64(Int64.max) else { return nil }
+                return number.negative ? -Int64(number.magnitude) : Int64(number.magnitude)
+            }
+            while index < bytes.count {
+                let lineEnd = bytes[index...].firstIndex(of: newline) ?? bytes.count
+                defer { index = lineEnd + 1 }
+                guard let changeTime = signed(number()), let size = signed(number()), let inode = number(), !inode.negative,
+                      index <= lineEnd
+                else { continue }
+                let path = unescape(Substring(decoding: UnsafeBufferPointer(rebasing: bytes[index..<lineEnd]), as: UTF8.self))
+                stamps.append(FileStamp(path: path, changeTime: changeTime, size: size, inode: inode.magnitude))
+            }
+            return stamps
         }
     }
 

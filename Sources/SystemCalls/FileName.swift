@@ -27,9 +27,11 @@ public struct FileName: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// Whether the name starts with these bytes (`._`, `.`): byte-wise, not by characters.
     public func hasPrefix(_ prefix: String) -> Bool { ExactBytes.hasPrefix(string, prefix) }
 
-    /// The name without its first `count` bytes (only after a `hasPrefix` of ASCII bytes).
+    /// The name without its first `count` bytes (after `hasPrefix("._")`, say).
     public func dropping(prefixBytes count: Int) -> FileName {
-        FileName(String(string.utf8.dropFirst(count))!)
+        // An ASCII prefix is the same bytes in the coded string; anything else goes through the bytes.
+        if string.utf8.prefix(count).allSatisfy({ $0 < 0x80 }), let rest = String(string.utf8.dropFirst(count)) { return FileName(rest) }
+        return FileName(bytes: bytes.dropFirst(count))
     }
 
     /// `prefix` followed by this name: `._` + name is the AppleDouble sidecar's name.

@@ -29,6 +29,33 @@ import Testing
         #expect(document.problems.isEmpty)
     }
 
+    /// The binary writer numbers objects in one pass and writes them in another: large, deep and
+    /// wide values (two-byte references, long headers, UTF-16 strings) read back unchanged.
+    @Test func binaryPlistsOfEveryShapeReadBackUnchanged() throws {
+        var generator = SeededGenerator(seed: 0xB1157)
+        func value(depth: Int) -> PlistValue {
+            switch Int.random(in: 0..<(depth > 3 ? 7 : 9), using: &generator) {
+            case 0: return .string(String(repeating: "k", count: Int.random(in: 0..<40, using: &generator)))
+            case 1: return .string("Schach ♞ \(Int.random(in: 0..<1000, using: &generator))")
+            case 2: return .integer(Int64.random(in: Int64.min...Int64.max, using: &generator))
+            case 3: return .real(Double(Int.random(in: -1000...1000, using: &generator)) / 8)
+            case 4: return .data((0..<Int.random(in: 0..<20, using: &generator)).map { UInt8($0) })
+            case 5: return .date(Double(Int.random(in: 0..<1_000_000_000, using: &generator)))
+            case 6: return .bool(Bool.random(using: &generator))
+            case 7: return .array((0..<Int.random(in: 0..<30, using: &generator)).map { _ in value(depth: depth + 1) })
+            default:
+                return .dictionary(Dictionary((0..<Int.random(in: 0..<30, using: &generator)).map { ("key\($0)", value(depth: depth + 1)) },
+                                              uniquingKeysWith: { $1 }))
+            }
+        }
+        for _ in 0..<200 {
+            let sample = PlistValue.dictionary(["root": value(depth: 0), "more": value(depth: 1)])
+            #expect(try PropertyListReader.read(PropertyListWriter.binary(sample)).value == sample)
+        }
+        let wide = PlistValue.array((0..<70_000).map { .integer(Int64($0)) })
+        #expect(try PropertyListReader.read(PropertyListWriter.binary(wide)).value == wide, "more than 65,535 objects: four-byte references")
+    }
+
     @Test func directJSONMatchesTheJSONValueForm() throws {
         #expect(sample.jsonText == sample.jsonValue.serialized())
         #expect(PlistValue(json: try JSONValue.parse(sample.jsonText)).dictionary?["CFBundleDisplayName"] == .string("Schach <Spiel> & \"Co\" ♞"))

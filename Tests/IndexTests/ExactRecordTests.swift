@@ -1,6 +1,7 @@
 import BundleModel
-import Catalogue
+@testable import Catalogue
 import Fixtures
+import GRDB
 import SystemCalls
 import Testing
 import TestSupport
@@ -66,5 +67,42 @@ private let nfd = "Re\u{301}sume\u{301}"
         #expect(stored.info["ExampleDate"] == .date(757_382_400))
         #expect(stored.info["ExampleNested"] == info["ExampleNested"])
         #expect(!stored.stamps.isEmpty && !stored.errors.isEmpty)
+    }
+
+    /// An Info dictionary that JSON carries exactly is stored once, as JSON; its numbers still
+    /// come back with their types and values (integers at both ends of Int64, reals that look
+    /// whole, tiny and huge ones).
+    @Test func aJSONStoredInfoDictionaryComesBackExactly() throws {
+        let fixture = try IndexFixture()
+        let info: [String: PlistValue] = [
+            "Smallest": .integer(.min), "Largest": .integer(.max), "Whole": .real(2.0), "NegativeZero": .real(-0.0),
+            "Tenth": .real(0.1), "Huge": .real(1e300), "Tiny": .real(.leastNonzeroMagnitude), "Text": .string("quote \" back\\ nul \u{0} ♞"),
+            "Nested": .array([.dictionary(["flag": .bool(false), "count": .integer(0)]), .array([])]),
+        ]
+        fixture.tree.macApp("Plain.app", identifier: "com.example.plain", info: info, format: .binary)
+        try fixture.index()
+        let stored = try #require(try fixture.catalogue.bundle(atPath: fixture.tree.path("Plain.app"))).record
+        for (key, value) in info { #expect(stored.info[key] == value, "\(key)") }
+        if case let .real(zero)? = stored.info["NegativeZero"] { #expect(zero.sign == .minus) }
+        let blob = try fixture.catalogue.read { db in try String.fetchOne(db, sql: "SELECT typeof(info_plist) FROM bundles") }
+        #expect(blob == "null", "stored once, as JSON")
+    }
+}
+
+/// The stamps column: `ctime size inode path` per line, read back byte for byte.
+@Suite struct StampCodingTests {
+    @Test func stampsRoundTrip() {
+        let stamps = [
+            FileStamp(path: "Contents/Info.plist", changeTime: 1_795_000_000_123_456_789, size: 1234, inode: 42),
+            FileStamp(path: "a b/back\\slash/new\nline/\u{301}mark", changeTime: -5, size: 0, inode: .max),
+            FileStamp(path: FilePath(bytes: [0x61, 0xFF, 0x20, 0x5C]), changeTime: 0, size: Int64.max, inode: UInt64(Int64.max) + 1),
+            FileStamp(path: "", changeTime: 1, size: 2, inode: 3),
+        ]
+        #expect(StampCoding.decode(StampCoding.encode(stamps)) == stamps)
+        #expect(StampCoding.decode(nil).isEmpty && StampCoding.decode("").isEmpty)
+        // A damaged line is skipped, the others kept.
+        #expect(StampCoding.decode("1 2 3 a\nx y z b\n4 5 6 c") == [
+            FileStamp(path: "a", changeTime: 1, size: 2, inode: 3), FileStamp(path: "c", changeTime: 4, size: 5, inode: 6),
+        ])
     }
 }

@@ -131,75 +131,162 @@ public enum PropertyListWriter {
 
     // MARK: Binary
 
+    /// `bplist00`, written in one buffer: the catalogue stores every Info dictionary this way, so
+    /// no object gets an allocation of its own. Objects are numbered in pre-order (a collection,
+    /// then its keys, then its values, each subtree whole), so a collection's references are known
+    /// from the sizes of its children's subtrees before they are written.
     public static func binary(_ value: PlistValue) -> [UInt8] {
-        var objects: [[UInt8]] = []
-        var references: [[Int]] = []
-        func add(_ value: PlistValue) -> Int {
-            let number = objects.count
-            objects.append([])
-            references.append([])
-            switch value {
-            case let .array(values):
-                let children = values.map(add)
-                objects[number] = header(0xA, children.count)
-                references[number] = children
-            case let .dictionary(entries):
-                let keys = entries.keys.sorted()
-                let keyObjects = keys.map { add(.string($0)) }
-                let valueObjects = keys.map { add(entries[$0]!) }
-                objects[number] = header(0xD, keys.count)
-                references[number] = keyObjects + valueObjects
-            default:
-                objects[number] = encodeScalar(value)
+        var plan = BinaryPlan()
+        let total = plan.count(value)
+        let referenceSize = total < 256 ? 1 : total < 65536 ? 2 : 4
+        var writer = BinaryWriter(plan: plan, referenceSize: referenceSize, total: total)
+        writer.write(value)
+        return writer.finish()
+    }
+}
+
+/// The first pass over a value: how many objects each subtree holds, and each dictionary's keys
+/// in the order they are written.
+private struct BinaryPlan {
+    /// By object number (pre-order).
+    var sizes: [Int] = []
+    /// By dictionary, in pre-order.
+    var sortedKeys: [[String]] = []
+
+    mutating func count(_ value: PlistValue) -> Int {
+        let number = sizes.count
+        sizes.append(1)
+        var size = 1
+        switch value {
+        case let .array(values):
+            for element in values { size += count(element) }
+        case let .dictionary(entries):
+            let keys = entries.keys.sorted()
+            sortedKeys.append(keys)
+            size += keys.count
+            sizes += [Int](repeating: 1, count: keys.count)
+            for key in keys { size += count(entries[key]!) }
+        default:
+            break
+        }
+        sizes[number] = size
+        return size
+    }
+}
+
+private struct BinaryWriter {
+    let plan: BinaryPlan
+    let referenceSize: Int
+    var out: [UInt8] = []
+    var offsets: [Int]
+    var nextNumber = 0
+    var nextDictionary = 0
+
+    init(plan: BinaryPlan, referenceSize: Int, total: Int) {
+        self.plan = plan
+        self.referenceSize = referenceSize
+        offsets = [Int](repeating: 0, count: total)
+        out.reserveCapacity(64 + total * 16)
+        out += Array("bplist00".utf8)
+    }
+
+    mutating func write(_ value: PlistValue) {
+        let number = nextNumber
+        nextNumber += 1
+        offsets[number] = out.count
+        switch value {
+        case let .array(values):
+            header(0xA, values.count)
+            var child = number + 1
+            for _ in values {
+                reference(child)
+                child += plan.sizes[child]
             }
-            return number
+            for element in values { write(element) }
+        case let .dictionary(entries):
+            let keys = plan.sortedKeys[nextDictionary]
+            nextDictionary += 1
+            header(0xD, keys.count)
+            for index in keys.indices { reference(number + 1 + index) }
+            var child = number + 1 + keys.count
+            for _ in keys {
+                reference(child)
+                child += plan.sizes[child]
+            }
+            for key in keys { write(.string(key)) }
+            for key in keys { write(entries[key]!) }
+        default:
+            scalar(value)
         }
-        _ = add(value)
-        let referenceSize = objects.count < 256 ? 1 : objects.count < 65536 ? 2 : 4
-        var out = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for (number, object) in objects.enumerated() {
-            offsets.append(out.count)
-            out += object
-            for reference in references[number] { out += bigEndian(UInt64(reference), size: referenceSize) }
+    }
+
+    mutating func scalar(_ value: PlistValue) {
+        switch value {
+        case let .bool(flag): out.append(flag ? 0x09 : 0x08)
+        case let .integer(number): integer(number)
+        case let .real(number):
+            out.append(0x23)
+            bigEndian(number.bitPattern, size: 8)
+        case let .date(seconds):
+            out.append(0x33)
+            bigEndian(seconds.bitPattern, size: 8)
+        case let .data(bytes):
+            header(0x4, bytes.count)
+            out += bytes
+        case let .uid(number):
+            out.append(0x87)
+            bigEndian(number, size: 8)
+        case let .string(text):
+            if text.utf8.allSatisfy({ $0 < 0x80 }) {
+                header(0x5, text.utf8.count)
+                out += text.utf8
+            } else {
+                header(0x6, text.utf16.count)
+                for unit in text.utf16 { bigEndian(UInt64(unit), size: 2) }
+            }
+        case .array, .dictionary:
+            preconditionFailure("collections are written by write(_:)")
         }
+    }
+
+    mutating func integer(_ number: Int64) {
+        if number >= 0 && number < 256 {
+            out += [0x10, UInt8(number)]
+        } else if number >= 0 && number < 65536 {
+            out.append(0x11)
+            bigEndian(UInt64(number), size: 2)
+        } else if number >= 0 && number < 1 << 32 {
+            out.append(0x12)
+            bigEndian(UInt64(number), size: 4)
+        } else {
+            out.append(0x13)
+            bigEndian(UInt64(bitPattern: number), size: 8)
+        }
+    }
+
+    mutating func header(_ kind: UInt8, _ count: Int) {
+        if count < 15 {
+            out.append(kind << 4 | UInt8(count))
+        } else {
+            out.append(kind << 4 | 0x0F)
+            integer(Int64(count))
+        }
+    }
+
+    mutating func reference(_ number: Int) { bigEndian(UInt64(number), size: referenceSize) }
+
+    mutating func bigEndian(_ value: UInt64, size: Int) {
+        for index in 0..<size { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(size - 1 - index)))) }
+    }
+
+    mutating func finish() -> [UInt8] {
         let tableOffset = out.count
         let offsetSize = tableOffset < 256 ? 1 : tableOffset < 65536 ? 2 : tableOffset < 1 << 32 ? 4 : 8
-        for offset in offsets { out += bigEndian(UInt64(offset), size: offsetSize) }
+        for offset in offsets { bigEndian(UInt64(offset), size: offsetSize) }
         out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
-        out += bigEndian(UInt64(objects.count), size: 8)
-        out += bigEndian(0, size: 8)
-        out += bigEndian(UInt64(tableOffset), size: 8)
+        bigEndian(UInt64(offsets.count), size: 8)
+        bigEndian(0, size: 8)
+        bigEndian(UInt64(tableOffset), size: 8)
         return out
-    }
-
-    private static func encodeScalar(_ value: PlistValue) -> [UInt8] {
-        switch value {
-        case let .bool(flag): return [flag ? 0x09 : 0x08]
-        case let .integer(number):
-            if number >= 0 && number < 256 { return [0x10, UInt8(number)] }
-            if number >= 0 && number < 65536 { return [0x11] + bigEndian(UInt64(number), size: 2) }
-            if number >= 0 && number < 1 << 32 { return [0x12] + bigEndian(UInt64(number), size: 4) }
-            return [0x13] + bigEndian(UInt64(bitPattern: number), size: 8)
-        case let .real(number): return [0x23] + bigEndian(number.bitPattern, size: 8)
-        case let .date(seconds): return [0x33] + bigEndian(seconds.bitPattern, size: 8)
-        case let .data(bytes): return header(0x4, bytes.count) + bytes
-        case let .uid(number): return [0x87] + bigEndian(number, size: 8)
-        case let .string(text):
-            if text.utf8.allSatisfy({ $0 < 0x80 }) { return header(0x5, text.utf8.count) + Array(text.utf8) }
-            let units = Array(text.utf16)
-            return header(0x6, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-        case .array, .dictionary:
-            preconditionFailure("collections are encoded by binary(_:)")
-        }
-    }
-
-    private static func header(_ kind: UInt8, _ count: Int) -> [UInt8] {
-        if count < 15 { return [kind << 4 | UInt8(count)] }
-        return [kind << 4 | 0x0F] + encodeScalar(.integer(Int64(count)))
-    }
-
-    private static func bigEndian(_ value: UInt64, size: Int) -> [UInt8] {
-        (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(size - 1 - $0))) }
     }
 }

@@ -122,7 +122,12 @@ private struct JSONParser {
     var index = 0
 
     mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
@@ -167,9 +172,16 @@ private struct JSONParser {
         case UInt8(ascii: "n"): return try literal("null", .null)
         default:
             let start = index
-            while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+            var isInteger = true
+            scan: while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): index += 1
+                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): isInteger = false; index += 1
+                default: break scan
+                }
+            }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            if let integer = Int64(text) { return .integer(integer) }
+            if isInteger, let integer = Int64(text) { return .integer(integer) }
             if let number = Double(text) { return .number(number) }
             throw JSONValue.ParseError(offset: start)
         }
@@ -184,7 +196,15 @@ private struct JSONParser {
 
     mutating func string() throws(JSONValue.ParseError) -> String {
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escapes: one look for the closing quote, one copy.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return String(decoding: bytes[index..<end], as: UTF8.self)
+        }
+        var out: [UInt8] = Array(bytes[index..<end])
+        index = end
         var pendingHigh: UInt32?
         while index < bytes.count {
             let byte = bytes[index]
@@ -276,6 +296,18 @@ extension PlistValue {
         }
     }
 
+    /// Whether `PlistValue(json:)` of this value's JSON gives this value back: it holds no date,
+    /// data, UID or non-finite real, which JSON can only carry as something else.
+    public var isExactInJSON: Bool {
+        switch self {
+        case .string, .integer, .bool: true
+        case let .real(value): value.isFinite
+        case .date, .data, .uid: false
+        case let .array(values): values.allSatisfy(\.isExactInJSON)
+        case let .dictionary(entries): entries.values.allSatisfy(\.isExactInJSON)
+        }
+    }
+
     /// The inverse of `jsonValue` as far as JSON allows (data and dates come back as strings).
     public init(json: JSONValue) {
         switch json {
@@ -285,7 +317,11 @@ extension PlistValue {
         case let .number(value): self = .real(value)
         case let .string(value): self = .string(value)
         case let .array(values): self = .array(values.map(PlistValue.init(json:)))
-        case let .object(members): self = .dictionary(Dictionary(members.map { ($0.0, PlistValue(json: $0.1)) }, uniquingKeysWith: { $1 }))
+        case let .object(members):
+            var entries: [String: PlistValue] = [:]
+            entries.reserveCapacity(members.count)
+            for (key, value) in members { entries[key] = PlistValue(json: value) }
+            self = .dictionary(entries)
         }
     }
 }
