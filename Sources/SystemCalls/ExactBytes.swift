@@ -27,10 +27,28 @@ enum ExactBytes {
     /// Byte order of the file-system bytes (what `LC_ALL=C ls` shows). Escaped bytes sort by the
     /// byte they stand for, not by their escape.
     static func precedes(_ a: String, _ b: String) -> Bool {
-        if a.utf8.contains(0xF4) || b.utf8.contains(0xF4) {
-            return FileNameCoding.bytes(of: a).lexicographicallyPrecedes(FileNameCoding.bytes(of: b))
+        let fast = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in precedesCoded(left, right) }
         }
-        return a.utf8.lexicographicallyPrecedes(b.utf8)
+        return ((fast ?? nil) ?? nil) ?? precedesRaw(a, b)
+    }
+
+    /// One pass over the coded bytes: where they first differ decides, unless that is inside a
+    /// scalar led by 0xF4 (an escaped byte, or a scalar near U+10FFFF): then the raw bytes do.
+    private static func precedesCoded(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let shared = min(left.count, right.count)
+        var index = 0
+        while index < shared && left[index] == right[index] { index += 1 }
+        // One is a prefix of the other, ending on a scalar boundary of both: the shorter first.
+        if index == shared { return left.count < right.count }
+        var start = index
+        while start > 0 && left[start] & 0xC0 == 0x80 && right[start] & 0xC0 == 0x80 { start -= 1 }
+        if left[start] == 0xF4 || right[start] == 0xF4 { return nil }
+        return left[index] < right[index]
+    }
+
+    private static func precedesRaw(_ a: String, _ b: String) -> Bool {
+        FileNameCoding.bytes(of: a).lexicographicallyPrecedes(FileNameCoding.bytes(of: b))
     }
 
     static func hasPrefix(_ string: String, _ prefix: String) -> Bool {
