@@ -70,8 +70,8 @@ enum BundleRow {
         // can carry it exactly (most Info files: strings, numbers, booleans, arrays, dictionaries).
         Column("info", write: { $1.bind($2, PlistValue.dictionary($0.record.info).jsonText) },
                read: { row, position, record in
-                   guard let json = row[position] as String?, let value = try? JSONValue.parse(json) else { return }
-                   record.info = PlistValue(json: value).dictionary ?? [:]
+                   guard let json = row[position] as String?, let value = try? PlistValue(jsonText: json) else { return }
+                   record.info = value.dictionary ?? [:]
                }),
         // Otherwise (dates, data, UIDs) the raw dictionary whole as a binary property list, so
         // that a record read back is the record written. Written only then: it costs a fifth of

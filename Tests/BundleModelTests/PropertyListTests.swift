@@ -61,6 +61,25 @@ import Testing
         #expect(PlistValue(json: try JSONValue.parse(sample.jsonText)).dictionary?["CFBundleDisplayName"] == .string("Schach <Spiel> & \"Co\" ♞"))
     }
 
+    /// The catalogue's JSON read back as JSON values and straight into property lists: numbers
+    /// keep their kind and value at the edges, escapes and surrogate pairs decode, and anything
+    /// malformed is an error, never a guess.
+    @Test func jsonReadsBothWaysAndRefusesWhatIsMalformed() throws {
+        let text = #"{"min": -9223372036854775808, "max": 9223372036854775807, "big": 9223372036854775808, "real": 1.5e3, "#
+            + #""zero": -0.0, "s": "tab\t quote\" \u00e9 \ud83d\ude00 ♞", "list": [true, false, null, [], {}]}"#
+        let json = try JSONValue.parse(text)
+        #expect(json["min"] == .integer(.min) && json["max"] == .integer(.max))
+        #expect(json["big"] == .number(9_223_372_036_854_775_808.0), "beyond Int64: a number")
+        #expect(json["real"] == .number(1500) && json["s"] == .string("tab\t quote\" é 😀 ♞"))
+        let plist = try PlistValue(jsonText: text)
+        #expect(plist == PlistValue(json: json))
+        #expect(plist.dictionary?["min"] == .integer(.min) && plist.dictionary?["real"] == .real(1500))
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "{1: 2}", "\"open", "tru", "1 2", "-", "[\"\\u12\"]", String(repeating: "[", count: 600)] {
+            #expect(throws: JSONValue.ParseError.self, "\(bad.prefix(20))") { try JSONValue.parse(bad) }
+            #expect(throws: JSONValue.ParseError.self, "\(bad.prefix(20))") { try PlistValue(jsonText: bad) }
+        }
+    }
+
     @Test func xmlWithEntitiesCommentsAndCDATA() throws {
         let xml = """
         <?xml version="1.0" encoding="UTF-8"?>

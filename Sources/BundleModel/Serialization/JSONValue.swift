@@ -109,16 +109,62 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(text.utf8))
-        let value = try parser.value(depth: 0)
-        parser.skipSpace()
-        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index) }
-        return value
+        try JSONParser.parse(text, building: JSONValue.self)
+    }
+}
+
+/// What a parse builds: a `JSONValue` tree, or a property list directly (the catalogue reads an
+/// Info dictionary back for every bundle it returns).
+private protocol JSONBuilding {
+    associatedtype Built
+    static var null: Built { get }
+    static func bool(_ value: Bool) -> Built
+    static func integer(_ value: Int64) -> Built
+    static func number(_ value: Double) -> Built
+    static func string(_ value: String) -> Built
+    static func array(_ values: [Built]) -> Built
+    static func object(_ members: [(String, Built)]) -> Built
+}
+
+/// Its cases build it.
+extension JSONValue: JSONBuilding {}
+
+/// `string`, `integer`, `bool` and `array` are its cases; a JSON null reads as an empty string.
+extension PlistValue: JSONBuilding {
+    static var null: PlistValue { .string("") }
+    static func number(_ value: Double) -> PlistValue { .real(value) }
+    static func object(_ members: [(String, PlistValue)]) -> PlistValue {
+        var entries: [String: PlistValue] = [:]
+        entries.reserveCapacity(members.count)
+        for (key, value) in members { entries[key] = value }
+        return .dictionary(entries)
+    }
+
+    /// `PlistValue(json: JSONValue.parse(text))` in one pass.
+    public init(jsonText: String) throws(JSONValue.ParseError) {
+        self = try JSONParser.parse(jsonText, building: PlistValue.self)
     }
 }
 
 private struct JSONParser {
-    let bytes: [UInt8]
+    static func parse<Builder: JSONBuilding>(_ text: String, building: Builder.Type) throws(JSONValue.ParseError) -> Builder.Built {
+        var text = text
+        let result: Result<Builder.Built, JSONValue.ParseError> = text.withUTF8 { bytes in
+            var parser = JSONParser(bytes: bytes)
+            do throws(JSONValue.ParseError) {
+                let value = try parser.value(depth: 0, building: Builder.self)
+                parser.skipSpace()
+                guard parser.index == parser.bytes.count else { throw JSONValue.ParseError(offset: parser.index) }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The text's own UTF-8, valid while `parse` runs.
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
     mutating func skipSpace() {
@@ -130,46 +176,47 @@ private struct JSONParser {
         }
     }
 
-    mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+    mutating func value<Builder: JSONBuilding>(depth: Int, building: Builder.Type) throws(JSONValue.ParseError) -> Builder.Built {
         skipSpace()
         guard index < bytes.count, depth < 512 else { throw JSONValue.ParseError(offset: index) }
         switch bytes[index] {
         case UInt8(ascii: "{"):
             index += 1
-            var members: [(String, JSONValue)] = []
+            var members: [(String, Builder.Built)] = []
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return Builder.object(members) }
             while true {
                 skipSpace()
-                guard case let .string(key) = try value(depth: depth + 1) else { throw JSONValue.ParseError(offset: index) }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw JSONValue.ParseError(offset: index) }
+                let key = try string()
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONValue.ParseError(offset: index) }
                 index += 1
-                members.append((key, try value(depth: depth + 1)))
+                members.append((key, try value(depth: depth + 1, building: Builder.self)))
                 skipSpace()
                 guard index < bytes.count else { throw JSONValue.ParseError(offset: index) }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return Builder.object(members) }
                 throw JSONValue.ParseError(offset: index)
             }
         case UInt8(ascii: "["):
             index += 1
-            var values: [JSONValue] = []
+            var values: [Builder.Built] = []
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return Builder.array(values) }
             while true {
-                values.append(try value(depth: depth + 1))
+                values.append(try value(depth: depth + 1, building: Builder.self))
                 skipSpace()
                 guard index < bytes.count else { throw JSONValue.ParseError(offset: index) }
                 if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return Builder.array(values) }
                 throw JSONValue.ParseError(offset: index)
             }
         case UInt8(ascii: "\""):
-            return .string(try string())
-        case UInt8(ascii: "t"): return try literal("true", .bool(true))
-        case UInt8(ascii: "f"): return try literal("false", .bool(false))
-        case UInt8(ascii: "n"): return try literal("null", .null)
+            return Builder.string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return Builder.bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return Builder.bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return Builder.null
         default:
             let start = index
             var isInteger = true
@@ -180,18 +227,38 @@ private struct JSONParser {
                 default: break scan
                 }
             }
-            let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            if isInteger, let integer = Int64(text) { return .integer(integer) }
-            if let number = Double(text) { return .number(number) }
+            if isInteger, let integer = integer(from: start) { return Builder.integer(integer) }
+            if let number = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) {
+                return Builder.number(number)
+            }
             throw JSONValue.ParseError(offset: start)
         }
     }
 
-    mutating func literal(_ word: String, _ value: JSONValue) throws(JSONValue.ParseError) -> JSONValue {
-        let utf8 = Array(word.utf8)
+    /// `-?[0-9]+` from `start` to `index`, or nil (a `+`, no digits, beyond Int64).
+    func integer(from start: Int) -> Int64? {
+        var position = start
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        guard position < index else { return nil }
+        var magnitude: UInt64 = 0
+        while position < index {
+            let digit = bytes[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (scaled, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = scaled.addingReportingOverflow(UInt64(digit))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+            position += 1
+        }
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONValue.ParseError) {
+        let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
         guard bytes[index...].starts(with: utf8) else { throw JSONValue.ParseError(offset: index) }
         index += utf8.count
-        return value
     }
 
     mutating func string() throws(JSONValue.ParseError) -> String {
@@ -201,7 +268,7 @@ private struct JSONParser {
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
         if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             defer { index = end + 1 }
-            return String(decoding: bytes[index..<end], as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
         }
         var out: [UInt8] = Array(bytes[index..<end])
         index = end
