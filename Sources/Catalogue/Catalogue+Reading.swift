@@ -1,4 +1,5 @@
 public import BundleModel
+import Foundation
 import GRDB
 public import Records
 public import SystemCalls
@@ -108,12 +109,14 @@ extension Catalogue {
         guard !rows.isEmpty else { return [] }
         var strings: [Int64: [FileName: [String: String]]] = [:]
         var problems: [Int64: [(severity: String, message: String)]] = [:]
-        func addString(_ row: Row) { strings[row[0], default: [:]][FileName(row[1] as String), default: [:]][row[2]] = row[3] }
-        func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], row[2])) }
+        // Text that may hold NUL (a value of a strings file, a message naming it) is selected as a
+        // blob: read as a C string, SQLite's text would end at the first NUL.
+        func addString(_ row: Row) { strings[row[0], default: [:]][FileName(row[1] as String), default: [:]][Self.exactText(row, 2)] = Self.exactText(row, 3) }
+        func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], Self.exactText(row, 2))) }
         if rows.count <= 64 {
             // A few bundles (a lookup): their child rows by index.
-            let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, key, value FROM localized_strings WHERE bundle_id = ?")
-            let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, message FROM problems WHERE bundle_id = ? ORDER BY rowid")
+            let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id = ?")
+            let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id = ? ORDER BY rowid")
             for row in rows {
                 let id: Int64 = row[0]
                 try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
@@ -121,13 +124,19 @@ extension Catalogue {
             }
         } else {
             // Many (a listing): one pass over each child table.
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, key, value FROM localized_strings").forEach(addString)
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, message FROM problems ORDER BY rowid").forEach(addProblem)
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings").forEach(addString)
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems ORDER BY rowid").forEach(addProblem)
         }
         return rows.map { row in
             let id: Int64 = row[0]
             return CataloguedBundle(id: id, record: BundleRow.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []))
         }
+    }
+
+    /// A column selected `CAST(… AS BLOB)`, as the text it holds, NULs included.
+    static func exactText(_ row: Row, _ index: Int) -> String {
+        guard let data = row[index] as Data? else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: For the indexer

@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import SystemCalls
 import Testing
@@ -66,6 +67,62 @@ extension MountedViewTests {
             #expect(shell.standardOutput == "Rules\nChess\n", "\(shell)")
             // Names that exist nowhere are answered (and cached) as missing.
             for _ in 0..<3 { #expect(throws: (any Error).self) { try FileStatus.of(view.path("Applications/NoSuch.app")) } }
+        }
+    }
+}
+
+extension MountedViewTests {
+    /// SPEC.md "Names pass through": real names are listed as they are; only names from bundle
+    /// metadata are made safe; no display name takes `.bundlefs`; a package listed under its real
+    /// name keeps its real contents reachable through `.bundlefs/by-path`.
+    @Suite struct NamesPassThrough {
+        let fixture = ViewFixture()
+
+        @Test func realNamesWithControlCharactersAreKept() throws {
+            let odd = "tab\there\nnewline\u{1B}[31m.txt"
+            fixture.tree.text("Plain/" + odd, "odd\n")
+            fixture.tree.text("Plain/" + odd.replacingOccurrences(of: ".txt", with: "") + "/inside.txt", "inside\n")
+            let view = try fixture.mount(languages: "en")
+            #expect(try exactListing(view.path("Plain")).map(\.name).sorted() == [FileName(odd.replacingOccurrences(of: ".txt", with: "")), FileName(odd)])
+            #expect(try contents(view.path("Plain/" + odd)) == Array("odd\n".utf8))
+            // cp -r through the view copies the names as they are.
+            let copy = fixture.directory.appending("copy")
+            let cp = try Subprocess.run("/bin/cp", ["-r", view.path("Plain"), copy])
+            #expect(cp.status == 0, "\(cp)")
+            #expect(try exactListing(copy).map(\.name).contains(FileName(odd)))
+            #expect(try contents(Paths.join(copy, odd)) == Array("odd\n".utf8))
+        }
+
+        @Test func metadataNamesAreMadeSafeWithoutLosingText() throws {
+            // A NUL inside a display name is dropped, not the rest of the name with it.
+            fixture.tree.macApp("Top/Nul.app", identifier: "org.example.nul", info: ["CFBundleDisplayName": .string("Nul")],
+                                localizedStrings: ["en": ["CFBundleDisplayName": "nul\u{0}here"]])
+            // A display name `.bundlefs` at the top cannot take the view's own directory.
+            fixture.tree.macApp("Shadow.app", identifier: "org.example.shadow", info: ["CFBundleDisplayName": .string("Shadow")],
+                                localizedStrings: ["en": ["CFBundleDisplayName": ".bundlefs"]])
+            let view = try fixture.mount(languages: "en")
+            #expect(try exactListing(view.path("Top")).map(\.name) == ["nulhere"])
+            #expect(try FileStatus.of(view.path("Top/nulhere")).type == .regular)
+            let top = try exactListing(view.mountPoint).map(\.name)
+            #expect(top.contains("Shadow.app") && !top.contains(".bundlefs"), "\(top)")
+            #expect(try FileStatus.of(view.path("Shadow.app")).type == .regular, "listed under its real name, as the package file")
+            #expect(try exactListing(view.path(".bundlefs")).map(\.name).sorted() == ["by-id", "by-path"])
+        }
+
+        @Test func packagesListedUnderTheirRealNamesKeepTheirContentsReachable() throws {
+            fixture.tree.macApp("Movies/Chess.mov.app", identifier: "org.example.chessmovie")
+            fixture.tree.text("Photos/Album/photo.txt", "a photo\n")
+            fixture.tree.setAttribute("Photos/Album", name: "user.com.apple.FinderInfo", value: FinderInfoBlobs.record(flags8: 0x20))
+            let view = try fixture.mount(languages: "en")
+            // Both are listed under their real names, as files: those names reach the packages.
+            #expect(try exactListing(view.path("Movies")).map(\.name) == ["Chess.mov.app"])
+            #expect(try FileStatus.of(view.path("Movies/Chess.mov.app")).type == .regular)
+            #expect(try FileStatus.of(view.path("Photos/Album")).type == .regular)
+            // Their real contents, through .bundlefs/by-path.
+            let info = try contents(view.path(".bundlefs/by-path/Movies/Chess.mov.app/Contents/Info.plist"))
+            #expect(info == (try contents(fixture.tree.path("Movies/Chess.mov.app/Contents/Info.plist"))))
+            #expect(try contents(view.path(".bundlefs/by-path/Photos/Album/photo.txt")) == Array("a photo\n".utf8))
+            #expect(try exactListing(view.path(".bundlefs/by-path/Photos/Album")).map(\.name) == ["photo.txt"], "no Info.plist or Resources: not a bundle")
         }
     }
 }

@@ -17,11 +17,18 @@ struct BundleViews: Sendable {
     static let infoName: FileName = "Info.plist"
     static let resourcesName: FileName = "Resources"
 
-    /// The bundle a view shows now: by-id follows the highest version (see `PackageIndex`).
+    /// Whether a view shows a bundle (with `Info.plist` and `Resources`) rather than a package's
+    /// raw contents only.
+    func showsBundle(_ key: BundleViewKey) -> Bool {
+        bundlePath(forView: key).flatMap(packages.entry(at:))?.isBundle == true
+    }
+
+    /// The bundle (or package) a view shows now: by-id follows the highest version (see
+    /// `PackageIndex`).
     func bundlePath(forView key: BundleViewKey) -> FilePath? {
         switch key {
         case let .identifier(identifier): packages.bundle(forIdentifier: identifier)?.path
-        case let .path(path): packages.entry(at: path)?.isBundle == true ? path : nil
+        case let .path(path): packages.entry(at: path)?.hasView == true ? path : nil
         }
     }
 
@@ -53,15 +60,15 @@ struct BundleViews: Sendable {
         guard !name.isDotOrDotDot, !name.string.contains("/") else { return nil }
         let relative = prefix.appending(name)
         let absolute = source.absolute(relative)
-        if packages.entry(at: absolute)?.isBundle == true { return .bundle(path: absolute) }
-        return packages.bundlePaths(under: absolute).isEmpty ? nil : .intermediate(relative: relative)
+        if packages.entry(at: absolute)?.hasView == true { return .bundle(path: absolute) }
+        return packages.viewPaths(under: absolute).isEmpty ? nil : .intermediate(relative: relative)
     }
 
     /// The names under `by-path/<prefix>`: the next component of every bundle path below it.
     func pathNames(prefix: FilePath) -> [FileName] {
         let base = source.absolute(prefix)
         var names = Set<FileName>()
-        for path in packages.bundlePaths(under: base) {
+        for path in packages.viewPaths(under: base) {
             guard let relative = path.relative(to: base), let first = relative.components.first else { continue }
             names.insert(first)
         }

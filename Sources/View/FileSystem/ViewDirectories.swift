@@ -49,6 +49,9 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
         case .bundleView:
             guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
+            guard views.showsBundle(key) else {
+                return DirectorySnapshot(items: try rawItems(bundle, excluding: []), path: bundle, childKind: .raw)
+            }
             let reserved = [BundleViews.infoName, BundleViews.resourcesName]
             let synthesized = [
                 Self.item(BundleViews.infoName, .synthesized(.info, detail: .bundle(key))),
@@ -71,7 +74,7 @@ extension ViewFileSystem {
             let items = views.pathNames(prefix: prefix).map { name in
                 let relative = prefix.appending(name)
                 let absolute = source.absolute(relative)
-                return Self.item(name, packages.entry(at: absolute)?.isBundle == true
+                return Self.item(name, packages.entry(at: absolute)?.hasView == true
                     ? .synthesized(.bundleView, detail: .bundle(.path(absolute))) : .synthesized(.byPath, detail: .pathPrefix(relative)))
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
@@ -109,7 +112,7 @@ extension ViewFileSystem {
         if item.isPackage { return nil }
         guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id) }
         let status = listed.status
-        if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.isBundle == true {
+        if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.hasView == true {
             return try? lookUp(item.name, in: id)
         }
         let alias = item.name == listed.realName ? nil : item.name

@@ -28,10 +28,10 @@ extension ViewFileSystem {
             return try lookUpRaw(name, parent: parent, base: try realPath(parent))
         case .bundleView:
             guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
-            if name == BundleViews.infoName {
+            if name == BundleViews.infoName, views.showsBundle(key) {
                 return synthesized(.info, detail: .bundle(key), parent: parent, name: name)
             }
-            if name == BundleViews.resourcesName {
+            if name == BundleViews.resourcesName, views.showsBundle(key) {
                 return synthesized(.resources, detail: .resources(key, subpath: .here), parent: parent, name: name)
             }
             return try lookUpRaw(name, parent: parent, base: bundle)
@@ -109,7 +109,7 @@ extension ViewFileSystem {
     private func lookUpRaw(_ name: FileName, parent: UInt64, base: FilePath) throws(ViewError) -> EntryAnswer {
         let path = base.appending(name)
         guard let status = try? FileStatus.of(path) else { return .negative(timeout: timeouts.synthesized) }
-        if status.type == .directory, packages.entry(at: path)?.isBundle == true {
+        if status.type == .directory, packages.entry(at: path)?.hasView == true {
             return bundleView(.path(path), path: path)
         }
         let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: parent, name: name)

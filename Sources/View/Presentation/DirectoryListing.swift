@@ -52,36 +52,48 @@ struct DirectoryListing: Sendable {
                 flags = FinderInfo.flags(ofItemAt: childPath, type: status.type, sidecar: sidecar)
             }
             let hidden = HiddenItems.isHidden(item.name, finderFlags: flags)
-            var viewName: String?
+            var viewName: FileName?
             if !hidden {
                 if let package, package.isPackage {
-                    viewName = package.displayName
+                    viewName = Self.listedName(package.displayName, realName: item.name)
                 } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name.string), let relative = root.relative(childPath) {
-                    viewName = LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages)
+                    viewName = Self.listedName(LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages),
+                                               realName: item.name)
                 } else if (flags ?? 0) & FinderInfo.extensionHiddenFlag != 0 {
-                    viewName = item.name.stem.string
+                    viewName = Self.listedName(item.name.stem.string, realName: item.name)
                 } else {
-                    viewName = item.name.string
+                    viewName = item.name
                 }
             }
-            entries.append(Entry(
-                realName: item.name, viewName: viewName.map { FileName(DisplayNames.sanitized($0, realName: item.name.string)) },
-                status: status, isPackage: package?.isPackage == true && !hidden))
+            entries.append(Entry(realName: item.name, viewName: viewName, status: status, isPackage: package?.isPackage == true && !hidden))
         }
-        Self.makeUnique(&entries)
+        // `.bundlefs` at the top of the view is ours: no display name takes it.
+        Self.makeUnique(&entries, reserved: path == root.path ? [BundleViews.directoryName] : [])
         self.entries = entries
         for (index, entry) in entries.enumerated() {
             if let viewName = entry.viewName, viewName != entry.realName { renamed[viewName] = index }
         }
     }
 
+    /// The name an item is listed under when it is not its real name. Names that come from the
+    /// real name (a stem, `Chess.mov.app`) pass through as they are, control characters and all;
+    /// names that come from metadata (Info.plist, strings files) are made safe (SPEC.md, "Names
+    /// pass through").
+    static func listedName(_ name: String, realName: FileName) -> FileName {
+        let candidate = FileName(name)
+        if candidate == realName { return realName }
+        if candidate == realName.stem { return candidate.isEmpty || candidate.isDotOrDotDot ? realName : candidate }
+        return FileName(DisplayNames.sanitized(name, realName: realName.string))
+    }
+
     /// Display names are unique within a directory. A name an item shows under its own real name
-    /// is never given to another; among items whose display names clash, the first in byte order
-    /// of the real names keeps it and the later ones show their real names (which may displace
-    /// others in turn: repeated until stable, which it becomes, since real names are unique).
-    static func makeUnique(_ entries: inout [Entry]) {
+    /// is never given to another, nor is a `reserved` one; among items whose display names clash,
+    /// the first in byte order of the real names keeps it and the later ones show their real names
+    /// (which may displace others in turn: repeated until stable, which it becomes, since real
+    /// names are unique).
+    static func makeUnique(_ entries: inout [Entry], reserved: Set<FileName> = []) {
         while true {
-            var taken = Set<FileName>()
+            var taken = reserved
             for entry in entries where entry.viewName == entry.realName {
                 taken.insert(entry.realName)
             }

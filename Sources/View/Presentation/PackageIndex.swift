@@ -18,6 +18,10 @@ final class PackageIndex: Sendable {
         var displayName: String
         var finderFlags: UInt16?
 
+        /// Whether `.bundlefs/by-path` shows it: every bundle, and every package (a package listed
+        /// under its own real name hides its real directory in the main tree: SPEC.md).
+        var hasView: Bool { isBundle || isPackage }
+
         /// Whether the view would list it the same way.
         func presentsLike(_ other: Entry?) -> Bool {
             guard let other else { return false }
@@ -106,9 +110,9 @@ final class PackageIndex: Sendable {
         }
     }
 
-    /// Bundle paths at or under a directory.
-    func bundlePaths(under path: FilePath) -> [FilePath] {
-        state.withLock { state in state.byPath.values.filter { $0.isBundle && $0.path.isWithin(path) }.map(\.path) }
+    /// The paths of bundles and packages with a view, at or under a directory.
+    func viewPaths(under path: FilePath) -> [FilePath] {
+        state.withLock { state in state.byPath.values.filter { $0.hasView && $0.path.isWithin(path) }.map(\.path) }
     }
 
     private static func insert(_ entry: Entry, into state: inout State) {
