@@ -1,5 +1,6 @@
 public import GRDB
 public import SystemCalls
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,7 @@ import Glibc
 public enum CatalogueError: Error, CustomStringConvertible {
     case missing(path: String)
     case cannotCreate(path: String, reason: String)
+    case unreadable(path: String, reason: String)
     case notACatalogue(path: String, reason: String)
     case newerVersion(path: String)
 
@@ -15,27 +17,74 @@ public enum CatalogueError: Error, CustomStringConvertible {
         switch self {
         case let .missing(path): "no catalogue at \(path); run `bundlefs index ROOT` first"
         case let .cannotCreate(path, reason): "cannot create the catalogue at \(path): \(reason)"
+        case let .unreadable(path, reason): "cannot read the catalogue at \(path): \(reason)"
         case let .notACatalogue(path, reason): "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
         case let .newerVersion(path): "\(path) was written by a newer bundlefs; use that version, or delete the file to rebuild it"
         }
     }
 }
 
-/// The SQLite catalogue: one file in WAL mode, so other processes read while one writes.
+/// The SQLite catalogue: one file in WAL mode, so other processes read while one writes. A
+/// running daemon keeps one open; when the file is deleted or replaced under it (`isStillAtItsPath`)
+/// it opens the file at its path again (`reopen`), and readers see the new one from then on.
 public final class Catalogue: Sendable {
     public let path: FilePath
-    let pool: DatabasePool
+    public let mode: Mode
+    private let opened: Mutex<Opened>
 
     public enum Mode: Sendable { case readOnly, readWrite }
+
+    private struct Opened: Sendable {
+        var database: any DatabaseWriter
+        /// The file opened, to notice another at the same path.
+        var identity: FileIdentity?
+    }
 
     /// Opens the catalogue, creating it (and its directory) when `mode` is `.readWrite`.
     public init(path: FilePath, mode: Mode) throws {
         self.path = path
+        self.mode = mode
+        opened = Mutex(try Self.open(path, mode: mode))
+    }
+
+    private static func open(_ path: FilePath, mode: Mode) throws -> Opened {
         let exists = (try? FileStatus.of(path, followSymlinks: true)) != nil
-        if mode == .readOnly && !exists { throw CatalogueError.missing(path: path.string) }
-        if mode == .readWrite && !exists { try Self.createDirectory(path.parent) }
+        switch mode {
+        case .readOnly:
+            guard exists else { throw CatalogueError.missing(path: path.string) }
+            if (try? path.withCString({ access($0, R_OK) })) != 0 { throw CatalogueError.unreadable(path: path.string, reason: "permission denied") }
+        case .readWrite where !exists:
+            try createDirectory(path.parent)
+            // It holds every Info dictionary (apps keep API keys there): its owner's only. SQLite
+            // gives its -wal and -shm files the database file's mode.
+            _ = try? Descriptor.open(path, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+        case .readWrite:
+            break
+        }
+        let identity = (try? FileStatus.of(path, followSymlinks: true))?.identity
+        do {
+            let database = try DatabasePool(path: path.string, configuration: configuration(mode))
+            try checkSchema(database, path: path, mode: mode)
+            return Opened(database: database, identity: identity)
+        } catch let error as DatabaseError where mode == .readOnly && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+            // A catalogue the reader may read but not write, in a directory it may not write: SQLite
+            // cannot make the -shm file a WAL reader needs. Read the file as it is instead (what a
+            // running watcher has not checkpointed yet is not seen).
+            let database = try DatabaseQueue(path: immutableURI(path), configuration: configuration(mode))
+            try checkSchema(database, path: path, mode: mode)
+            return Opened(database: database, identity: identity)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+            throw CatalogueError.cannotCreate(path: path.string, reason: reasonForOpenFailure(path))
+        } catch let error as DatabaseError {
+            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    private static func configuration(_ mode: Mode) -> Configuration {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(30)
+        // Long enough for a reader's query or another index's batch; a daemon's writes that time
+        // out are retried by the daemon itself, which says so.
+        configuration.busyMode = .timeout(5)
         configuration.label = "bundlefs"
         configuration.readonly = mode == .readOnly
         configuration.prepareDatabase { db in
@@ -47,24 +96,45 @@ public final class Catalogue: Sendable {
                 try db.execute(sql: "PRAGMA cache_size = -65536")
             }
         }
-        do {
-            pool = try DatabasePool(path: path.string, configuration: configuration)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
-            throw CatalogueError.cannotCreate(path: path.string, reason: Self.reasonForOpenFailure(path))
-        } catch let error as DatabaseError {
-            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
+        return configuration
+    }
+
+    private static func checkSchema(_ database: any DatabaseWriter, path: FilePath, mode: Mode) throws {
+        let migrator = Schema.migrator
+        if try database.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
+        if mode == .readWrite {
+            try migrator.migrate(database)
+        } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
+            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
         }
-        do {
-            let migrator = Schema.migrator
-            if try pool.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
-            if mode == .readWrite {
-                try migrator.migrate(pool)
-            } else if try pool.read({ try !migrator.hasCompletedMigrations($0) }) {
-                throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
+    }
+
+    /// `file:PATH?immutable=1`, with the characters a URI gives meaning to escaped.
+    private static func immutableURI(_ path: FilePath) -> String {
+        var escaped = ""
+        for byte in path.bytes {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...0xFF:
+                escaped += "%" + String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
+            default:
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
             }
-        } catch let error as DatabaseError {
-            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
         }
+        return "file:" + escaped + "?immutable=1"
+    }
+
+    /// Whether the file at the catalogue's path is the one this object has open: false once it was
+    /// deleted or replaced (a restored backup, a user's `rm`).
+    public func isStillAtItsPath() -> Bool {
+        guard let status = try? FileStatus.of(path, followSymlinks: true) else { return false }
+        return opened.withLock { $0.identity } == status.identity
+    }
+
+    /// Opens whatever is at the path now, creating a new catalogue when nothing is; readers and
+    /// writers use it from the next call on.
+    public func reopen() throws {
+        let fresh = try Self.open(path, mode: mode)
+        opened.withLock { $0 = fresh }
     }
 
     /// The default location: `$BUNDLEFS_CATALOGUE`, else `$XDG_CACHE_HOME/bundlefs/catalogue.sqlite`,
@@ -80,7 +150,7 @@ public final class Catalogue: Sendable {
         var current = FilePath.root
         for component in directory.components {
             current = current.appending(component)
-            let result = try current.withCString { mkdir($0, 0o755) }
+            let result = try current.withCString { mkdir($0, 0o700) }
             if result != 0 && errno != EEXIST {
                 throw CatalogueError.cannotCreate(path: directory.string, reason: String(cString: strerror(errno)))
             }
@@ -94,9 +164,11 @@ public final class Catalogue: Sendable {
         return "SQLite cannot open it"
     }
 
+    private var database: any DatabaseWriter { opened.withLock { $0.database } }
+
     /// Runs a read on a snapshot of the catalogue.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T { try pool.read(body) }
+    public func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
 
     /// Runs writes in one transaction.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T { try pool.write(body) }
+    public func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
 }

@@ -111,9 +111,10 @@ public func O_NOFOLLOW_IF(_ condition: Bool) -> Int32 { condition ? O_NOFOLLOW :
 public final class FileLock: Sendable {
     let descriptor: Descriptor
 
-    /// Takes the lock on `path` (created if missing); nil when another process holds it.
+    /// Takes the lock on `path` (created if missing, for its owner only); nil when another process
+    /// holds it.
     public init?(path: FilePath) throws {
-        descriptor = try Descriptor.open(path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
+        descriptor = try Descriptor.open(path, flags: O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
         if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
             if errno == EWOULDBLOCK { return nil }
             throw SystemError.last("flock", path: path.string)

@@ -97,11 +97,25 @@ public struct FileStatus: Sendable, Equatable, Hashable {
         Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
     }
 
+    /// The file, whatever path reached it.
+    public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
+
     /// `lstat` (or `stat` when `followSymlinks`) of an absolute or relative path.
     public static func of(_ path: FilePath, followSymlinks: Bool = false) throws -> FileStatus {
         var raw = stat()
         let result = try path.withCString { followSymlinks ? stat($0, &raw) : lstat($0, &raw) }
         if result != 0 { throw SystemError.last(followSymlinks ? "stat" : "lstat", path: path.string) }
         return FileStatus(raw)
+    }
+}
+
+/// One file, whatever path reached it (or how many).
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 }
