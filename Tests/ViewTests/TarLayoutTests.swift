@@ -33,7 +33,7 @@ import TestSupport
         let tree = writePackage()
         let layout = try TarLayout(packagePath: FilePath(tree.path("Chess.app")))
         let files = TarFileSource()
-        let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
+        let whole = try layout.read(offset: 0, count: Int(layout.size), files: files)
         #expect(Int64(whole.count) == layout.size)
         #expect(layout.size % 512 == 0)
         let archive = temporary.appending("Chess.tar")
@@ -66,16 +66,16 @@ import TestSupport
         let tree = writePackage()
         let layout = try TarLayout(packagePath: FilePath(tree.path("Chess.app")))
         let files = TarFileSource()
-        let whole = layout.read(offset: 0, count: Int(layout.size), files: files)
+        let whole = try layout.read(offset: 0, count: Int(layout.size), files: files)
         var generator = SeededGenerator(seed: 99)
         for _ in 0..<2000 {
             let offset = Int64.random(in: 0..<layout.size, using: &generator)
             let count = Int.random(in: 1...70_000, using: &generator)
-            let piece = layout.read(offset: offset, count: count, files: files)
+            let piece = try layout.read(offset: offset, count: count, files: files)
             let expected = whole[Int(offset)..<min(whole.count, Int(offset) + count)]
             #expect(piece == Array(expected), "offset \(offset) count \(count)")
         }
-        #expect(layout.read(offset: layout.size, count: 10, files: files).isEmpty)
+        #expect(try layout.read(offset: layout.size, count: 10, files: files).isEmpty)
     }
 
     @Test func paxRecordLengthsCountThemselves() {

@@ -8,9 +8,17 @@ enum Handle: Sendable {
     /// A real file, read with pread.
     case file(Descriptor)
     /// A package's tar, laid out at open.
-    case package(TarLayout, TarFileSource)
+    case package(PackageHandle)
     /// Synthesized bytes (an effective Info.plist).
     case bytes([UInt8])
+}
+
+/// An open package: the layout its reads are checked against, and the files they read from.
+struct PackageHandle: Sendable {
+    let layout: TarLayout
+    let files = TarFileSource()
+    let path: FilePath
+    let node: UInt64
 }
 
 /// Open handles by the number the kernel passes back (`fh`).

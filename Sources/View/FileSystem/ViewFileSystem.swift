@@ -1,6 +1,7 @@
 import BundleModel
 import Catalogue
 import Logging
+import Synchronization
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,9 @@ final class ViewFileSystem: Sendable {
     let logger: Logger
     /// The source root's own status: owner and times for synthesized directories.
     let rootStatus: FileStatus
+    /// Tells the kernel to forget a node's attributes and pages, from the notifier thread (set
+    /// once mounted; never called inside a request handler's locks).
+    let forgetNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
 
     init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
          listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, logger: Logger) throws {
@@ -93,6 +97,12 @@ final class ViewFileSystem: Sendable {
         guard let now = try? FileStatus.of(path) else { return true }
         return now.inode != listing.status.inode || now.modificationTime != listing.status.modificationTime
             || now.changeTime != listing.status.changeTime
+    }
+
+    /// A package that changed under a read: its layout is dropped, and the kernel told.
+    func packageChanged(_ package: PackageHandle) {
+        layouts.invalidate(touching: package.path)
+        forgetNode.withLock { $0 }?(package.node)
     }
 
     func timeout(for kind: NodeKind) -> Double {

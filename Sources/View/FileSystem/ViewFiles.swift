@@ -42,7 +42,7 @@ extension ViewFileSystem {
             let path = try realPath(id)
             let layout: TarLayout
             do { layout = try layouts.layout(of: path) } catch { throw .notFound }
-            return OpenAnswer(handle: handles.add(.package(layout, TarFileSource())), keepCache: true, directIO: false)
+            return OpenAnswer(handle: handles.add(.package(PackageHandle(layout: layout, path: path, node: id))), keepCache: true, directIO: false)
         case .info:
             guard let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) else { throw .notFound }
             return OpenAnswer(handle: handles.add(.bytes(bytes)), keepCache: false, directIO: true)
@@ -57,8 +57,15 @@ extension ViewFileSystem {
         switch handles.handle(handle) {
         case let .file(descriptor)?:
             return .file(descriptor, offset: offset, count: count)
-        case let .package(layout, files)?:
-            return .bytes(layout.read(offset: offset, count: count, files: files))
+        case let .package(package)?:
+            do {
+                return .bytes(try package.layout.read(offset: offset, count: count, files: package.files))
+            } catch {
+                // It changed since it was laid out: the next open lays it out again, and the
+                // kernel forgets the size and pages it has.
+                if error.code == EIO { packageChanged(package) }
+                throw error
+            }
         case let .bytes(bytes)?:
             guard offset < Int64(bytes.count) else { return .bytes([]) }
             let start = Int(offset)

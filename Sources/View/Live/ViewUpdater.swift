@@ -28,9 +28,11 @@ final class ViewUpdater: Sendable {
     func start(session: FuseSession) {
         self.session.withLock { $0 = session }
         worker.start()
+        fileSystem.forgetNode.withLock { $0 = { [worker] id in worker.enqueue { _ = session.invalidateInode(id) } } }
     }
 
     func stop() {
+        fileSystem.forgetNode.withLock { $0 = nil }
         worker.stop()
         session.withLock { $0 = nil }
     }

@@ -1,17 +1,15 @@
 public import SystemCalls
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A package presented as an uncompressed POSIX tar (pax format): every member gets a pax extended
-/// header carrying its exact path, link target, size and nanosecond mtime, then a ustar header and
-/// its data, padded to 512 bytes; two zero blocks end the archive. The layout (every member's
-/// offsets) comes from one walk of the package, so the size is exact before any byte is read, and a
-/// read at any offset produces the same bytes as a sequential one. File data is read from the files
-/// as needed: nothing is buffered whole.
+/// header carrying its exact path, link target, size, nanosecond mtime and `user.*` extended
+/// attributes, then a ustar header and its data, padded to 512 bytes; two zero blocks end the
+/// archive. The layout (every member's offsets) comes from one walk of the package, so the size is
+/// exact before any byte is read, and a read at any offset produces the same bytes as a sequential
+/// one. The layout is also the snapshot reads are checked against (`TarReading`): a member that
+/// changed since makes the read fail rather than return a torn archive.
 public struct TarLayout: Sendable {
     public struct Member: Sendable {
-        public enum Kind: UInt8, Sendable { case file, directory, symlink, fifo }
+        public enum Kind: UInt8, Sendable { case file, directory, symlink, fifo, hardLink }
         /// Archive path, e.g. `Chess.app/Contents/Info.plist` (directories end in `/`).
         public var name: FilePath
         public var kind: Kind
@@ -20,7 +18,13 @@ public struct TarLayout: Sendable {
         public var groupID: UInt32
         public var size: Int64
         public var modificationTime: Int64
+        /// A symlink's target as written, or for a hard link the member it is linked to.
         public var linkTarget: FilePath
+        /// `user.*` extended attributes, as GNU tar and bsdtar restore them from `SCHILY.xattr.`.
+        public var extendedAttributes: [(name: String, value: [UInt8])]
+        /// What the source looked like when laid out: a read checks that it still does.
+        public var inode: UInt64
+        public var changeTime: Int64
         /// Where this member's headers start; its data follows `headerSize` bytes later.
         public var offset: Int64
         public var headerSize: Int64
@@ -36,34 +40,58 @@ public struct TarLayout: Sendable {
     let container: FilePath
     /// The latest modification time of any member: the archive's own.
     public let modificationTime: Int64
+    /// The read bits the archive may grant (SPEC.md, "Nothing leaks"): a class reads it only if
+    /// every member grants that class read (and search, for directories) and every member has the
+    /// package's owner and group; else only the owner.
+    public let readableMode: UInt32
 
     /// Walks a package directory (never following symlinks) and lays its members out, named from
     /// the package's real name. Devices and sockets are left out; FIFOs are archived as FIFOs,
-    /// never opened.
+    /// never opened; a file linked more than once inside the package is archived once and linked.
     public init(packagePath: FilePath) throws {
         var members: [Member] = []
         var offset: Int64 = 0
-        func add(_ source: FilePath, _ name: FilePath, _ status: FileStatus, kind: Member.Kind, link: FilePath = .here) {
+        var readable: UInt32 = 0o444
+        var sharesOwner = true
+        var firstLinks: [FileIdentity: FilePath] = [:]
+        let packageStatus = try FileStatus.of(packagePath)
+
+        func add(_ name: FilePath, _ status: FileStatus, kind: Member.Kind, link: FilePath = .here, source: FilePath) {
             var member = Member(
                 name: name, kind: kind, mode: status.permissions, userID: status.userID, groupID: status.groupID,
-                size: kind == .file ? status.size : 0, modificationTime: status.modificationTime, linkTarget: link, offset: offset,
-                headerSize: 0)
+                size: kind == .file ? status.size : 0, modificationTime: status.modificationTime, linkTarget: link,
+                extendedAttributes: kind == .symlink ? [] : Self.userAttributes(of: source), inode: status.inode,
+                changeTime: status.changeTime, offset: offset, headerSize: 0)
             member.headerSize = Int64(TarHeaders.headers(for: member).count)
             offset = member.end
             members.append(member)
+            if status.userID != packageStatus.userID || status.groupID != packageStatus.groupID { sharesOwner = false }
+            switch kind {
+            case .file, .hardLink: readable &= status.permissions & 0o444
+            case .directory: readable &= status.permissions & 0o444 & ((status.permissions & 0o111) << 2)
+            case .symlink, .fifo: break
+            }
         }
         func walk(_ path: FilePath, _ name: FilePath) throws {
             let directory = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
-            add(path, FilePath(name.string + "/"), try directory.status(), kind: .directory)
+            add(FilePath(name.string + "/"), try directory.status(), kind: .directory, source: path)
             for entry in try directory.listDirectoryTyped().sorted(by: { $0.name < $1.name }) {
                 let childPath = path.appending(entry.name)
                 let childName = name.appending(entry.name)
                 guard let status = try? directory.status(of: entry.name) else { continue }
                 switch status.type {
-                case .directory: try walk(childPath, childName)
-                case .regular: add(childPath, childName, status, kind: .file)
-                case .symlink: add(childPath, childName, status, kind: .symlink, link: (try? directory.readLink(entry.name)) ?? .here)
-                case .fifo: add(childPath, childName, status, kind: .fifo)
+                case .directory:
+                    try walk(childPath, childName)
+                case .regular where status.linkCount > 1:
+                    if let first = firstLinks[status.identity] {
+                        add(childName, status, kind: .hardLink, link: first, source: childPath)
+                    } else {
+                        firstLinks[status.identity] = childName
+                        add(childName, status, kind: .file, source: childPath)
+                    }
+                case .regular: add(childName, status, kind: .file, source: childPath)
+                case .symlink: add(childName, status, kind: .symlink, link: (try? directory.readLink(entry.name)) ?? .here, source: childPath)
+                case .fifo: add(childName, status, kind: .fifo, source: childPath)
                 default: continue
                 }
             }
@@ -73,6 +101,15 @@ public struct TarLayout: Sendable {
         size = offset + 1024
         container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
+        readableMode = sharesOwner ? readable : readable & 0o400
+    }
+
+    /// The `user.` namespace only: `trusted.` and `security.` are not the user's to copy.
+    static func userAttributes(of path: FilePath) -> [(name: String, value: [UInt8])] {
+        guard let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty else { return [] }
+        return names.filter { $0.hasPrefix("user.") }.sorted().compactMap { name in
+            (try? ExtendedAttributes.value(name, atPath: path)).flatMap { $0 }.map { (name, $0) }
+        }
     }
 
     /// The member whose headers or data contain `offset`, by binary search.
@@ -86,145 +123,8 @@ public struct TarLayout: Sendable {
         return nil
     }
 
-    /// Reads `count` bytes at `offset`. A file that shrank since the layout was made reads as
-    /// zeros past its end; one that grew is cut at the size the layout has: the archive stays
-    /// consistent with its listing.
-    public func read(offset: Int64, count: Int, files: TarFileSource) -> [UInt8] {
-        guard offset < size, count > 0 else { return [] }
-        let end = min(size, offset + Int64(count))
-        var out: [UInt8] = []
-        out.reserveCapacity(Int(end - offset))
-        var position = offset
-        var index = memberIndex(containing: position)
-        while position < end {
-            guard let current = index, current < members.count else {
-                // The two zero blocks at the end.
-                out += [UInt8](repeating: 0, count: Int(end - position))
-                break
-            }
-            let member = members[current]
-            if position < member.dataOffset {
-                let headers = TarHeaders.headers(for: member)
-                let from = Int(position - member.offset)
-                let to = Int(min(member.dataOffset, end) - member.offset)
-                out += headers[from..<to]
-                position = member.offset + Int64(to)
-                continue
-            }
-            let dataEnd = min(member.end, end)
-            let inFile = position - member.dataOffset
-            var chunk = [UInt8]()
-            if inFile < member.size {
-                let wanted = Int(min(member.size, dataEnd - member.dataOffset) - inFile)
-                chunk = files.read(container.appending(member.name), at: inFile, count: wanted)
-                if chunk.count < wanted { chunk += [UInt8](repeating: 0, count: wanted - chunk.count) }
-            }
-            let padding = Int(dataEnd - position) - chunk.count
-            out += chunk
-            if padding > 0 { out += [UInt8](repeating: 0, count: padding) }
-            position = dataEnd
-            index = current + 1
-        }
-        return out
-    }
-}
-
-/// Where the tar's file data comes from; keeps a few files open for sequential reads.
-public final class TarFileSource: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var open: [(path: FilePath, descriptor: Descriptor)] = []
-
-    public init() {}
-
-    func read(_ path: FilePath, at offset: Int64, count: Int) -> [UInt8] {
-        let descriptor: Descriptor? = lock.withLock {
-            if let index = open.firstIndex(where: { $0.path == path }) { return open[index].descriptor }
-            guard let opened = try? Descriptor.open(path, flags: Descriptor.readOnly | O_NOFOLLOW), (try? opened.status().type) == .regular else {
-                return nil
-            }
-            open.append((path, opened))
-            if open.count > 4 { open.removeFirst() }
-            return opened
-        }
-        return (try? descriptor?.read(at: offset, count: count)) ?? []
-    }
-}
-
-/// The header blocks of one member: a pax extended header ('x') and a ustar header.
-enum TarHeaders {
-    static func headers(for member: TarLayout.Member) -> [UInt8] {
-        var records: [(String, [UInt8])] = [("path", member.name.bytes)]
-        if member.kind == .symlink { records.append(("linkpath", member.linkTarget.bytes)) }
-        if member.size > 0o77777777777 { records.append(("size", Array(String(member.size).utf8))) }
-        records.append(("mtime", Array(formatTime(member.modificationTime).utf8)))
-        var pax: [UInt8] = []
-        for (key, value) in records { pax += record(key, value) }
-        let paxName = "PaxHeaders/" + String(decoding: asciiPrefix(member.name.bytes, limit: 80), as: UTF8.self)
-        var out = ustar(name: paxName, mode: 0o644, userID: 0, groupID: 0, size: Int64(pax.count), modificationTime: member.modificationTime,
-                        typeflag: UInt8(ascii: "x"), linkName: [])
-        out += pax
-        out += [UInt8](repeating: 0, count: (512 - pax.count % 512) % 512)
-        let typeflag: UInt8
-        switch member.kind {
-        case .file: typeflag = UInt8(ascii: "0")
-        case .directory: typeflag = UInt8(ascii: "5")
-        case .symlink: typeflag = UInt8(ascii: "2")
-        case .fifo: typeflag = UInt8(ascii: "6")
-        }
-        out += ustar(name: String(decoding: asciiPrefix(member.name.bytes, limit: 100), as: UTF8.self), mode: member.mode,
-                     userID: member.userID, groupID: member.groupID, size: member.size <= 0o77777777777 ? member.size : 0,
-                     modificationTime: member.modificationTime, typeflag: typeflag, linkName: asciiPrefix(member.linkTarget.bytes, limit: 100))
-        return out
-    }
-
-    /// `"%d %s=%s\n"` where the leading length counts the whole record, itself included.
-    static func record(_ key: String, _ value: [UInt8]) -> [UInt8] {
-        let body = Array(" \(key)=".utf8) + value + [0x0A]
-        var length = body.count + 1
-        while String(length).utf8.count + body.count != length { length += 1 }
-        return Array(String(length).utf8) + body
-    }
-
-    static func formatTime(_ nanoseconds: Int64) -> String {
-        let seconds = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-        let fraction = nanoseconds - seconds * 1_000_000_000
-        if fraction == 0 { return String(seconds) }
-        let digits = String(fraction)
-        return "\(seconds)." + String(repeating: "0", count: 9 - digits.count) + digits
-    }
-
-    /// The name for the legacy fields: pax carries the real one; these keep ASCII and the length.
-    static func asciiPrefix(_ bytes: [UInt8], limit: Int) -> [UInt8] {
-        Array(bytes.map { $0 < 0x80 && $0 >= 0x20 ? $0 : UInt8(ascii: "_") }.prefix(limit))
-    }
-
-    static func ustar(name: String, mode: UInt32, userID: UInt32, groupID: UInt32, size: Int64, modificationTime: Int64,
-                      typeflag: UInt8, linkName: [UInt8]) -> [UInt8] {
-        var block = [UInt8](repeating: 0, count: 512)
-        func put(_ bytes: [UInt8], at offset: Int, length: Int) {
-            for (index, byte) in bytes.prefix(length).enumerated() { block[offset + index] = byte }
-        }
-        func octal(_ value: Int64, at offset: Int, length: Int) {
-            let digits = String(max(0, value), radix: 8)
-            let padded = String(repeating: "0", count: max(0, length - 1 - digits.count)) + digits
-            put(Array(padded.utf8.suffix(length - 1)), at: offset, length: length - 1)
-        }
-        put(Array(name.utf8), at: 0, length: 100)
-        octal(Int64(mode & 0o7777), at: 100, length: 8)
-        octal(Int64(userID & 0o7777777), at: 108, length: 8)
-        octal(Int64(groupID & 0o7777777), at: 116, length: 8)
-        octal(size, at: 124, length: 12)
-        let seconds = modificationTime >= 0 ? modificationTime / 1_000_000_000 : 0
-        octal(min(seconds, 0o77777777777), at: 136, length: 12)
-        block[156] = typeflag
-        put(linkName, at: 157, length: 100)
-        put(Array("ustar".utf8) + [0], at: 257, length: 6)
-        put(Array("00".utf8), at: 263, length: 2)
-        // The checksum is computed with its own field as spaces.
-        for index in 148..<156 { block[index] = 0x20 }
-        let sum = block.reduce(0) { $0 + Int64($1) }
-        let digits = String(sum, radix: 8)
-        put(Array((String(repeating: "0", count: 6 - digits.count) + digits).utf8) + [0, 0x20], at: 148, length: 8)
-        return block
+    /// The source path of a member.
+    func sourcePath(of member: Member) -> FilePath {
+        container.appending(member.kind == .directory ? FilePath(String(member.name.string.utf8.dropLast())!) : member.name)
     }
 }
