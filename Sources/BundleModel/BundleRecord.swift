@@ -61,11 +61,20 @@ public struct BundleRecord: Sendable, Equatable {
     /// The InfoPlist.strings table the bundle search pattern picks (rule 12): the global one, else
     /// the first chosen localization that has the file.
     public func chosenInfoPlistStrings(for languages: [LanguageTag]) -> [String: String]? {
-        if let global = infoPlistStrings[""] { return global }
-        for lproj in localizationChooser.lprojSearchOrder(for: languages) {
-            if let table = infoPlistStrings[FileName(lproj)] { return table }
-        }
-        return nil
+        chosenInfoPlistStringsLocalization(for: languages).flatMap { infoPlistStrings[$0] }
+    }
+
+    /// Which InfoPlist.strings that is: `""` for the global one, else the lproj's name.
+    public func chosenInfoPlistStringsLocalization(for languages: [LanguageTag]) -> FileName? {
+        if infoPlistStrings[""] != nil { return "" }
+        return localizationChooser.lprojSearchOrder(for: languages).lazy.map { FileName($0) }.first { infoPlistStrings[$0] != nil }
+    }
+
+    /// That file, relative to the bundle.
+    public func chosenInfoPlistStringsFile(for languages: [LanguageTag]) -> FilePath? {
+        guard let localization = chosenInfoPlistStringsLocalization(for: languages), let resources = resourcesDirectory else { return nil }
+        let directory = localization.isEmpty ? resources : resources.appending(FileName(localization.string + ".lproj"))
+        return directory.appending("InfoPlist.strings")
     }
 
     /// Rule 13: the localized value of an Info key, else its Info.plist value.

@@ -13,15 +13,19 @@ public final class MountedView: @unchecked Sendable {
     /// another mount, which releasing this one must not touch.
     private var finished = false
 
+    /// - Parameter launcher: a program and its arguments that run the daemon's command line
+    ///   (`setpriv` with fewer capabilities, say).
     public init(source: String, mountPoint: String, catalogue: String, languages: String, logFile: String,
-                arguments: [String] = [], environment: [String: String] = [:]) throws {
+                arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []) throws {
         self.mountPoint = mountPoint
         self.catalogue = catalogue
         self.logFile = logFile
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Subprocess.bundlefs)
-        process.arguments = ["mount", source, mountPoint, "-f", "--lang", languages, "--catalogue", catalogue, "-v"] + arguments
+        let command = launcher + [Subprocess.bundlefs, "mount", source, mountPoint, "-f", "--lang", languages, "--catalogue", catalogue, "-v"]
+            + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var merged = ProcessInfo.processInfo.environment
         merged["BUNDLEFS_SETTLE_MS"] = "10"
         for (key, value) in environment { merged[key] = value }

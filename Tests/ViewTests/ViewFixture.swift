@@ -27,11 +27,11 @@ final class ViewFixture: @unchecked Sendable {
     var source: String { tree.root }
 
     /// Mounts the source (another mount point each time) and waits until it is mounted.
-    func mount(languages: String, arguments: [String] = []) throws -> MountedView {
+    func mount(languages: String, arguments: [String] = [], launcher: [String] = []) throws -> MountedView {
         let index = mounts.count
         let view = try MountedView(
             source: source, mountPoint: directory.appending("mnt\(index)"), catalogue: directory.appending("cache\(index)/catalogue.sqlite"),
-            languages: languages, logFile: directory.appending("mount\(index).log"), arguments: arguments)
+            languages: languages, logFile: directory.appending("mount\(index).log"), arguments: arguments, launcher: launcher)
         mounts.append(view)
         return view
     }

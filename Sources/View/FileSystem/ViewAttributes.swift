@@ -35,7 +35,7 @@ enum Attributes {
     /// read permissions, the latest modification time of anything in it.
     static func package(directory: FileStatus, layout: TarLayout) -> stat {
         var attributes = of(directory)
-        attributes.st_mode = S_IFREG | (directory.permissions & 0o644)
+        attributes.st_mode = S_IFREG | layout.readableMode
         attributes.st_nlink = 1
         attributes.st_size = Int(layout.size)
         attributes.st_blocks = Int((layout.size + 511) / 512)
@@ -52,18 +52,17 @@ enum Attributes {
         return 0x4000_0000_0000_0000 | (UInt64(bitPattern: Int64(hasher.finalize())) & 0x3FFF_FFFF_FFFF_FFFF)
     }
 
-    /// Synthesized items get inode numbers of their own, and the source root's owner and times.
-    static func synthesized(_ identity: NodeIdentity, isDirectory: Bool, size: Int, root: FileStatus, modificationTime: Int64? = nil) -> stat {
+    /// Synthesized items get inode numbers of their own, the source root's times, and the owner,
+    /// group and mode their sources allow (`Access`).
+    static func synthesized(_ identity: NodeIdentity, isDirectory: Bool, size: Int, access: Access, root: FileStatus) -> stat {
         var attributes = of(root)
         attributes.st_ino = UInt(syntheticInode(identity))
-        attributes.st_mode = isDirectory ? S_IFDIR | 0o555 : S_IFREG | 0o444
+        attributes.st_uid = access.userID
+        attributes.st_gid = access.groupID
+        attributes.st_mode = (isDirectory ? S_IFDIR : S_IFREG) | access.mode
         attributes.st_nlink = isDirectory ? 2 : 1
         attributes.st_size = size
         attributes.st_blocks = (size + 511) / 512
-        if let modificationTime {
-            attributes.st_mtim = time(modificationTime)
-            attributes.st_ctim = attributes.st_mtim
-        }
         return attributes
     }
 }
@@ -85,13 +84,19 @@ extension ViewFileSystem {
             return (try packageAttributes(try realPath(id), expecting: node), timeout)
         case .info:
             let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) ?? []
-            return (Attributes.synthesized(.synthesized(.info, detail: node.detail), isDirectory: false, size: bytes.count, root: rootStatus), timeout)
+            return (synthesizedAttributes(.info, detail: node.detail, size: bytes.count), timeout)
         case .bundleView:
             guard let key = node.detail.bundleView, views.bundlePath(forView: key) != nil else { throw .notFound }
-            return (Attributes.synthesized(.synthesized(.bundleView, detail: node.detail), isDirectory: true, size: 0, root: rootStatus), timeout)
+            return (synthesizedAttributes(.bundleView, detail: node.detail, size: 0), timeout)
         case .control, .byID, .byPath, .resources:
-            return (Attributes.synthesized(.synthesized(node.kind, detail: node.detail), isDirectory: true, size: 0, root: rootStatus), timeout)
+            return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
         }
+    }
+
+    /// The attributes of a synthesized item, with the access its sources allow.
+    func synthesizedAttributes(_ kind: NodeKind, detail: SyntheticDetail, size: Int) -> stat {
+        Attributes.synthesized(.synthesized(kind, detail: detail), isDirectory: kind != .info, size: size,
+                               access: access(of: kind, detail: detail), root: rootStatus)
     }
 
     func packageAttributes(_ path: FilePath, expecting node: NodeTable.Node? = nil) throws(ViewError) -> stat {

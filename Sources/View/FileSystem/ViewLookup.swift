@@ -119,17 +119,14 @@ extension ViewFileSystem {
     /// A bundle view's node carries its bundle's absolute path as its name, so that raw contents
     /// beneath it find their real paths.
     private func bundleView(_ key: BundleViewKey, path: FilePath) -> EntryAnswer {
-        let identity = NodeIdentity.synthesized(.bundleView, detail: .bundle(key))
-        let (id, generation) = nodes.lookUp(identity, parent: 0, name: FileName(path.string))
-        let attributes = Attributes.synthesized(identity, isDirectory: true, size: 0, root: rootStatus)
+        let (id, generation) = nodes.lookUp(.synthesized(.bundleView, detail: .bundle(key)), parent: 0, name: FileName(path.string))
+        let attributes = synthesizedAttributes(.bundleView, detail: .bundle(key), size: 0)
         return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
     }
 
     private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName) -> EntryAnswer {
-        let identity = NodeIdentity.synthesized(kind, detail: detail)
-        let (id, generation) = nodes.lookUp(identity, parent: parent, name: name)
+        let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
         let size = kind == .info ? detail.bundleView.flatMap(views.infoBytes(forView:))?.count ?? 0 : 0
-        let attributes = Attributes.synthesized(identity, isDirectory: kind != .info, size: size, root: rootStatus)
-        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
+        return EntryAnswer(id: id, generation: generation, attributes: synthesizedAttributes(kind, detail: detail, size: size), timeout: timeouts.synthesized)
     }
 }

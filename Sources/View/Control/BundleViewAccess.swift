@@ -1,0 +1,101 @@
+import BundleModel
+import SystemCalls
+
+/// The access each item of the `.bundlefs` tree allows (SPEC.md, "Nothing leaks"): `by-path`
+/// mirrors the directories of SOURCE it follows; a bundle's view grants no more than the bundle's
+/// own directory and every directory above it in SOURCE; its `Info.plist` and `Resources` no more
+/// than the files and directories they are made from.
+extension ViewFileSystem {
+    func access(of kind: NodeKind, detail: SyntheticDetail) -> Access {
+        var statuses = StatusMemo()
+        switch (kind, detail) {
+        case let (.byPath, .pathPrefix(prefix)):
+            return statuses.status(of: source.absolute(prefix)).map(Access.mirrored) ?? noAccess
+        case let (.bundleView, .bundle(.path(path))):
+            return statuses.status(of: path).map(Access.mirrored) ?? noAccess
+        case let (.bundleView, .bundle(key)):
+            guard let path = views.bundlePath(forView: key), let owner = statuses.status(of: path) else { return noAccess }
+            return Access.derived(owner: owner, isDirectory: true, from: chain(of: path, &statuses))
+        case (.byID, _):
+            // Its listing names every identifier: only for those who may see every bundle.
+            var sources: [(status: FileStatus, need: Access.Need)] = []
+            for identifier in views.identifiers() {
+                guard let path = views.bundlePath(forView: .identifier(identifier)) else { continue }
+                sources += chain(of: path, &statuses)
+            }
+            return Access.derived(owner: rootStatus, isDirectory: true, from: sources)
+        case let (.info, .bundle(key)):
+            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
+            var files = record.infoFile.map { [$0] } ?? []
+            if let strings = record.chosenInfoPlistStringsFile(for: packages.languages) { files.append(strings) }
+            let sources = files.flatMap { within(record.path, $0, need: .read, &statuses) }
+            return Access.derived(owner: owner, isDirectory: false, from: sources)
+        case let (.resources, .resources(key, subpath)):
+            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path),
+                  let resources = record.resourcesDirectory
+            else { return noAccess }
+            var directories = [resources.appending(subpath)]
+            for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
+                directories.append(resources.appending(FileName(lproj + ".lproj")).appending(subpath))
+            }
+            let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
+            let sources = existing.flatMap { within(record.path, $0, need: .list, &statuses) }
+            return Access.derived(owner: owner, isDirectory: true, from: sources)
+        default:
+            // `.bundlefs` itself lists two fixed names.
+            return Access(userID: rootStatus.userID, groupID: rootStatus.groupID, mode: 0o555)
+        }
+    }
+
+    private var noAccess: Access { Access(userID: rootStatus.userID, groupID: rootStatus.groupID, mode: 0) }
+
+    /// A bundle's directory (listed) and every directory above it up to SOURCE (passed through).
+    private func chain(of bundle: FilePath, _ statuses: inout StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
+        var sources: [(status: FileStatus, need: Access.Need)] = []
+        var current = bundle
+        var need = Access.Need.list
+        while current.isWithin(source.path) {
+            guard let status = statuses.status(of: current) else { return [(noAccessStatus, .read)] }
+            sources.append((status, need))
+            need = .traverse
+            if current == source.path { break }
+            current = current.parent
+        }
+        return sources
+    }
+
+    /// An item inside a bundle (a file read, a directory listed) and the directories between the
+    /// bundle and it (passed through). One that cannot be looked at now grants nothing: what the
+    /// catalogue recorded of it may no longer be readable.
+    private func within(_ bundle: FilePath, _ relative: FilePath, need: Access.Need, _ statuses: inout StatusMemo)
+        -> [(status: FileStatus, need: Access.Need)] {
+        var sources: [(status: FileStatus, need: Access.Need)] = []
+        var path = bundle
+        for component in relative.components.dropLast() {
+            path = path.appending(component)
+            sources.append((statuses.status(of: path) ?? noAccessStatus, .traverse))
+        }
+        sources.append((statuses.status(of: bundle.appending(relative)) ?? noAccessStatus, need))
+        return sources
+    }
+
+    /// A status no class is granted anything by: stands for a source that cannot be looked at.
+    private var noAccessStatus: FileStatus {
+        var status = rootStatus
+        status.permissions = 0
+        return status
+    }
+}
+
+/// Each path stat'ed once per question (the directories above many bundles are shared).
+struct StatusMemo {
+    private var known: [FilePath: FileStatus?] = [:]
+
+    /// Follows symlinks: access is decided by what a path leads to.
+    mutating func status(of path: FilePath) -> FileStatus? {
+        if let cached = known[path] { return cached }
+        let status = try? FileStatus.of(path, followSymlinks: true)
+        known[path] = status
+        return status
+    }
+}
