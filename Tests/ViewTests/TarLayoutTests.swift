@@ -86,4 +86,32 @@ import TestSupport
             #expect(declared == record.count)
         }
     }
+
+    /// A package written by a Mac over Samba: Finder info and a resource fork as `user.*` xattrs,
+    /// and a file linked twice. GNU tar restores both from the archive.
+    @Test func hardLinksAndUserAttributesSurviveExtraction() throws {
+        let tree = writePackage()
+        let finderInfo: [UInt8] = Array("APPLmacs".utf8) + [UInt8](repeating: 0, count: 24)
+        let resourceFork = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 31) } // binary, with NULs
+        tree.setAttribute("Chess.app/Contents/Info.plist", name: "user.com.apple.FinderInfo", value: finderInfo)
+        tree.setAttribute("Chess.app/Contents/Resources/big.bin", name: "user.com.apple.ResourceFork", value: resourceFork)
+        tree.setAttribute("Chess.app/Contents/Resources", name: "user.note", value: Array("on a directory".utf8))
+        #expect(link(tree.path("Chess.app/Contents/Resources/big.bin"), tree.path("Chess.app/Contents/Resources/zz-second-link.bin")) == 0)
+        let layout = try TarLayout(packagePath: FilePath(tree.path("Chess.app")))
+        #expect(layout.members.filter { $0.kind == .hardLink }.count == 1)
+        let archive = temporary.appending("Chess.tar")
+        _ = FileManager.default.createFile(atPath: archive, contents: Data(try layout.read(offset: 0, count: Int(layout.size), files: TarFileSource())))
+        let extracted = temporary.appending("extracted")
+        try FileManager.default.createDirectory(atPath: extracted, withIntermediateDirectories: true)
+        let untar = try Subprocess.run("/usr/bin/tar", ["--xattrs", "--xattrs-include=user.*", "-x", "-p", "-f", archive, "-C", extracted])
+        #expect(untar.status == 0, "\(untar)")
+
+        let copy = FilePath(Paths.join(extracted, "Chess.app"))
+        let first = try FileStatus.of(copy.appending("Contents/Resources/big.bin"))
+        let second = try FileStatus.of(copy.appending("Contents/Resources/zz-second-link.bin"))
+        #expect(first.inode == second.inode && first.linkCount == 2, "the two names are one file again")
+        #expect(try ExtendedAttributes.value("user.com.apple.FinderInfo", atPath: copy.appending("Contents/Info.plist")) == finderInfo)
+        #expect(try ExtendedAttributes.value("user.com.apple.ResourceFork", atPath: copy.appending("Contents/Resources/big.bin")) == resourceFork)
+        #expect(try ExtendedAttributes.value("user.note", atPath: copy.appending("Contents/Resources")) == Array("on a directory".utf8))
+    }
 }

@@ -55,6 +55,8 @@ final class ViewFileSystem: Sendable {
     /// Tells the kernel to forget a node's attributes and pages, from the notifier thread (set
     /// once mounted; never called inside a request handler's locks).
     let forgetNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
+    /// The layout each package node was last opened with.
+    let servedLayouts = Mutex<[UInt64: UInt64]>([:])
 
     init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
          listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, logger: Logger) throws {

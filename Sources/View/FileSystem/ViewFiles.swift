@@ -42,7 +42,14 @@ extension ViewFileSystem {
             let path = try realPath(id)
             let layout: TarLayout
             do { layout = try layouts.layout(of: path) } catch { throw .notFound }
-            return OpenAnswer(handle: handles.add(.package(PackageHandle(layout: layout, path: path, node: id))), keepCache: true, directIO: false)
+            // The kernel's pages of this node are the previous open's layout: kept only if this is it.
+            // (Forgetting them all now and then costs one reread each, and bounds the table.)
+            let previous = servedLayouts.withLock { served in
+                if served.count >= 65_536 { served.removeAll() }
+                return served.updateValue(layout.serial, forKey: id)
+            }
+            return OpenAnswer(handle: handles.add(.package(PackageHandle(layout: layout, path: path, node: id))),
+                              keepCache: previous == layout.serial, directIO: false)
         case .info:
             guard let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) else { throw .notFound }
             return OpenAnswer(handle: handles.add(.bytes(bytes)), keepCache: false, directIO: true)

@@ -1,3 +1,4 @@
+import Synchronization
 public import SystemCalls
 
 /// A package presented as an uncompressed POSIX tar (pax format): every member gets a pax extended
@@ -44,6 +45,10 @@ public struct TarLayout: Sendable {
     /// every member grants that class read (and search, for directories) and every member has the
     /// package's owner and group; else only the owner.
     public let readableMode: UInt32
+    /// Tells layouts apart: pages the kernel cached from one layout are only kept for opens that
+    /// serve the same one.
+    public let serial: UInt64
+    private static let serials = Atomic<UInt64>(0)
 
     /// Walks a package directory (never following symlinks) and lays its members out, named from
     /// the package's real name. Devices and sockets are left out; FIFOs are archived as FIFOs,
@@ -102,6 +107,7 @@ public struct TarLayout: Sendable {
         container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
         readableMode = sharesOwner ? readable : readable & 0o400
+        serial = Self.serials.add(1, ordering: .relaxed).newValue
     }
 
     /// The `user.` namespace only: `trusted.` and `security.` are not the user's to copy.
