@@ -32,16 +32,17 @@ final class DirectoryTree {
 
     private(set) var roots: [FilePath: Node] = [:]
     private var byWatch: [Int32: Node] = [:]
-    private(set) var unwatchedCount = 0
     private(set) var nodeCount = 0
 
+    /// Directories a watch covers (each watch covers one), and the others: derived, so that the
+    /// status never counts more directories than the tree has.
     var watchedCount: Int { byWatch.count }
+    var unwatchedCount: Int { nodeCount - byWatch.count }
 
     func addRoot(_ path: FilePath) {
         if roots[path] == nil {
             roots[path] = Node(name: FileName(path.string), parent: nil)
             nodeCount += 1
-            unwatchedCount += 1
         }
     }
 
@@ -57,7 +58,6 @@ final class DirectoryTree {
                 let child = Node(name: name, parent: node)
                 node.children[name] = child
                 nodeCount += 1
-                unwatchedCount += 1
                 node = child
             } else {
                 return nil
@@ -84,8 +84,8 @@ final class DirectoryTree {
 
     /// Records that `watch` covers `node` (a watch re-added for the same inode keeps its number).
     func setWatch(_ watch: Int32, for node: Node) {
-        if let previous = byWatch[watch], previous !== node { previous.watch = nil; unwatchedCount += 1 }
-        if node.watch == nil { unwatchedCount -= 1 } else if let old = node.watch, old != watch { byWatch[old] = nil }
+        if let previous = byWatch[watch], previous !== node { previous.watch = nil }
+        if let old = node.watch, old != watch { byWatch[old] = nil }
         node.watch = watch
         byWatch[watch] = node
     }
@@ -93,10 +93,7 @@ final class DirectoryTree {
     /// The kernel dropped a watch (its directory is gone, or the watch was removed).
     func forgetWatch(_ watch: Int32) {
         guard let node = byWatch.removeValue(forKey: watch) else { return }
-        if node.watch == watch {
-            node.watch = nil
-            unwatchedCount += 1
-        }
+        if node.watch == watch { node.watch = nil }
     }
 
     /// Removes a subtree; returns the watches it held, for the caller to remove from inotify.
@@ -108,8 +105,6 @@ final class DirectoryTree {
             if let watch = next.watch {
                 watches.append(watch)
                 byWatch[watch] = nil
-            } else {
-                unwatchedCount -= 1
             }
             nodeCount -= 1
             pending += next.children.values

@@ -25,8 +25,8 @@ final class WatchInstaller: Sendable {
     /// The live watches; the same inode watched twice is one watch.
     private let live = Mutex<Set<Int32>>([])
     private let registrations = Mutex<[(path: FilePath, watch: Int32?)]>([])
-    /// Watches added for listings that were not registered.
-    private let provisional = Mutex<Set<Int32>>([])
+    /// Watches added for listings that were not registered, and the directories they watch.
+    private let provisional = Mutex<[FileIdentity: Int32]>([:])
 
     init(inotify: Inotify, limit: Int) {
         self.inotify = inotify
@@ -37,33 +37,42 @@ final class WatchInstaller: Sendable {
     /// exactly the inode that was opened (through /proc/self/fd), whatever happened to the path.
     func watch(_ path: FilePath, descriptor: Descriptor?, visited: Bool) {
         var watch: Int32?
-        // Asked even at the limit: an inode already watched (through another path, say) answers
-        // with its existing watch, which costs nothing; a new one over the limit is taken back.
-        do {
-            let added: Int32
-            if let descriptor {
-                added = try inotify.addWatch(FilePath("/proc/self/fd/\(descriptor.rawValue)"), mask: Self.mask)
-            } else {
-                added = try inotify.addWatch(path, mask: Self.mask.union(.dontFollow))
+        // At the limit the kernel is not asked: each watch it granted and this took back would
+        // queue an IN_IGNORED event, thousands of them on every periodic rescan. A directory that
+        // an inspection's listing watched in this scan (through another path) keeps that watch.
+        if live.withLock({ $0.count >= limit }) {
+            if visited, let identity = Self.identity(path, descriptor) { watch = provisional.withLock { $0[identity] } }
+        } else {
+            do {
+                let added: Int32
+                if let descriptor {
+                    added = try inotify.addWatch(FilePath("/proc/self/fd/\(descriptor.rawValue)"), mask: Self.mask)
+                } else {
+                    added = try inotify.addWatch(path, mask: Self.mask.union(.dontFollow))
+                }
+                // Admit it (a watch the inode already had is no new one) only while there is room,
+                // deciding under the lock so that two threads cannot both take the last place.
+                let admitted = live.withLock { live -> Bool in
+                    if live.contains(added) { return true }
+                    guard live.count < limit else { return false }
+                    live.insert(added)
+                    return true
+                }
+                if admitted { watch = added } else { inotify.removeWatch(added) }
+            } catch {
+                // ENOSPC: the kernel's limit came first (other programs hold watches too). ENOENT,
+                // ENOTDIR: gone already; the parent's next listing settles it. Either way: unwatched.
             }
-            // Admit it (a watch the inode already had is no new one) only while there is room,
-            // deciding under the lock so that two threads cannot both take the last place.
-            let admitted = live.withLock { live -> Bool in
-                if live.contains(added) { return true }
-                guard live.count < limit else { return false }
-                live.insert(added)
-                return true
-            }
-            if admitted { watch = added } else { inotify.removeWatch(added) }
-        } catch {
-            // ENOSPC: the kernel's limit came first (other programs hold watches too). ENOENT,
-            // ENOTDIR: gone already; the parent's next listing settles it. Either way: unwatched.
         }
         if visited {
             registrations.withLock { $0.append((path, watch)) }
-        } else if let watch {
-            provisional.withLock { _ = $0.insert(watch) }
+        } else if let watch, let identity = Self.identity(path, descriptor) {
+            provisional.withLock { $0[identity] = watch }
         }
+    }
+
+    private static func identity(_ path: FilePath, _ descriptor: Descriptor?) -> FileIdentity? {
+        ((try? descriptor?.status()) ?? (try? FileStatus.of(path)))?.identity
     }
 
     /// What was registered since the last call.
@@ -79,7 +88,7 @@ final class WatchInstaller: Sendable {
     func settle(isHeld: (Int32) -> Bool) {
         let watches = provisional.withLock { provisional in
             defer { provisional.removeAll() }
-            return provisional
+            return Set(provisional.values)
         }
         remove(watches.filter { !isHeld($0) })
     }

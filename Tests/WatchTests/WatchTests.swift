@@ -245,6 +245,21 @@ final class WatchFixture: @unchecked Sendable {
         try fixture.converge("through periodic rescans")
         let statusText = try Subprocess.bundlefs(["status"], catalogue: fixture.catalogue)
         #expect(statusText.standardOutput.contains("unwatched:"))
+        // Idle, with a rescan of the unwatched directories every 0.3 s: the counts stay true, and
+        // no events come (asking the kernel for watches over the limit would queue IN_IGNORED).
+        // (The status is rewritten every 2 s: wait for one written after each moment.)
+        func statusWritten(after moment: Double) throws -> WatchStatus {
+            try poll(timeout: 10, "a status written after \(moment)") { (watcher.status()?.updatedAt ?? 0) > moment }
+            return try #require(watcher.status())
+        }
+        let idle = try statusWritten(after: Date().timeIntervalSince1970)
+        usleep(1_500_000)
+        let later = try statusWritten(after: Date().timeIntervalSince1970)
+        let now = try Catalogue(path: fixture.catalogue, mode: .readOnly).counts(under: FilePath(fixture.tree.root)).directories
+        #expect(later.events == idle.events, "events while idle")
+        #expect(later.pending == 0)
+        #expect(later.watchedDirectories <= 12)
+        #expect(later.watchedDirectories + later.unwatchedDirectories == now)
         #expect(try watcher.stop() == 0)
     }
 
