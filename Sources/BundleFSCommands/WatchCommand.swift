@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleModel
+import Catalogue
 import Foundation
 import Indexer
 import Scanner
@@ -66,7 +67,9 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let catalogue = try common.openCatalogue(.readOnly)
-        guard var status = try catalogue.watchStatus() else {
+        // What the watcher published beside the catalogue is current even when the catalogue
+        // cannot be written; the catalogue's row is for readers who may not read the lock file.
+        guard var status = try WatchStatus.published(catalogue: catalogue.path) ?? catalogue.watchStatus() else {
             throw UserError("no watcher has run on \(catalogue.path); start one with `bundlefs watch ROOT`")
         }
         let alive = kill(status.pid, 0) == 0 || errno == EPERM
@@ -86,6 +89,8 @@ struct StatusCommand: ParsableCommand {
             ]
             members += integers.map { ($0.0, JSONValue.integer(Int64($0.1))) }
             members.append(("lastEventAt", status.lastEventAt.map(JSONValue.number) ?? .null))
+            members.append(("problem", .optional(status.problem)))
+            members.append(("problemSince", status.problemSince.map(JSONValue.number) ?? .null))
             print(JSONValue.object(members).serialized(pretty: true))
             return
         }
@@ -101,5 +106,8 @@ struct StatusCommand: ParsableCommand {
             overflows:   \(status.overflows), rescans: \(status.rescans)
             updated:     \(ago(status.updatedAt))
             """)
+        if let problem = status.problem {
+            print("problem:     \(TerminalText.safe(problem)), since \(ago(status.problemSince))")
+        }
     }
 }

@@ -1,5 +1,6 @@
-import BundleModel
+public import BundleModel
 import GRDB
+public import SystemCalls
 
 /// What a running watcher reports about itself (`bundlefs status`).
 public struct WatchStatus: Sendable, Equatable {
@@ -19,6 +20,9 @@ public struct WatchStatus: Sendable, Equatable {
     public var pending: Int
     public var lastEventAt: Double?
     public var lastBatchAt: Double?
+    /// What keeps the catalogue from being current (it cannot be written, say), since when.
+    public var problem: String?
+    public var problemSince: Double?
 
     public init(pid: Int32, state: String, roots: [String], startedAt: Double) {
         self.pid = pid
@@ -70,3 +74,65 @@ extension Catalogue {
         }
     }
 }
+
+/// The status as the watcher publishes it beside the catalogue (in its lock file), where it can be
+/// written when the catalogue cannot: the disk is full, another process holds it locked.
+extension WatchStatus {
+    public var json: JSONValue {
+        func number(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        return .object([
+            ("pid", .integer(Int64(pid))), ("state", .string(state)), ("roots", .strings(roots)),
+            ("startedAt", .number(startedAt)), ("updatedAt", .number(updatedAt)),
+            ("watchedDirectories", .integer(Int64(watchedDirectories))), ("unwatchedDirectories", .integer(Int64(unwatchedDirectories))),
+            ("overflows", .integer(Int64(overflows))), ("rescans", .integer(Int64(rescans))), ("events", .integer(Int64(events))),
+            ("batches", .integer(Int64(batches))), ("pending", .integer(Int64(pending))),
+            ("lastEventAt", number(lastEventAt)), ("lastBatchAt", number(lastBatchAt)),
+            ("problem", .optional(problem)), ("problemSince", number(problemSince)),
+        ])
+    }
+
+    /// Reads what `json` wrote; nil for anything else (a write half done, say).
+    public init?(json: JSONValue) {
+        func integer(_ key: String) -> Int? { if case let .integer(value)? = json[key] { Int(value) } else { nil } }
+        func number(_ key: String) -> Double? {
+            switch json[key] {
+            case let .number(value)?: value
+            case let .integer(value)?: Double(value)
+            default: nil
+            }
+        }
+        guard let pid = integer("pid"), let state = json["state"]?.stringValue, let roots = json["roots"]?.arrayValue,
+              let startedAt = number("startedAt"), let updatedAt = number("updatedAt")
+        else { return nil }
+        self.init(pid: Int32(pid), state: state, roots: roots.compactMap(\.stringValue), startedAt: startedAt)
+        self.updatedAt = updatedAt
+        watchedDirectories = integer("watchedDirectories") ?? 0
+        unwatchedDirectories = integer("unwatchedDirectories") ?? 0
+        overflows = integer("overflows") ?? 0
+        rescans = integer("rescans") ?? 0
+        events = integer("events") ?? 0
+        batches = integer("batches") ?? 0
+        pending = integer("pending") ?? 0
+        lastEventAt = number("lastEventAt")
+        lastBatchAt = number("lastBatchAt")
+        problem = json["problem"]?.stringValue
+        problemSince = number("problemSince")
+    }
+
+    /// The lock file a watcher of `catalogue` holds and publishes its status in.
+    public static func lockPath(catalogue: FilePath) -> FilePath { FilePath(catalogue.string + ".lock") }
+
+    /// What the last watcher of `catalogue` published, if it can be read.
+    public static func published(catalogue: FilePath) -> WatchStatus? {
+        // A read that meets a write half done parses badly: read again.
+        for _ in 0..<5 {
+            guard let bytes = FileLock.published(at: lockPath(catalogue: catalogue)) else { return nil }
+            if bytes.isEmpty { return nil }
+            if let text = String(validating: bytes, as: UTF8.self), let value = try? JSONValue.parse(text), let status = WatchStatus(json: value) {
+                return status
+            }
+        }
+        return nil
+    }
+}
+

@@ -123,16 +123,11 @@ public final class Catalogue: Sendable {
         return "file:" + escaped + "?immutable=1"
     }
 
-    /// Whether the file at the catalogue's path is the one this object has open: false once it was
-    /// deleted or replaced (a restored backup, a user's `rm`).
-    public func isStillAtItsPath() -> Bool {
-        guard let status = try? FileStatus.of(path, followSymlinks: true) else { return false }
-        return opened.withLock { $0.identity } == status.identity
-    }
+    /// The identity of the file opened, to notice another at the same path.
+    var openedIdentity: FileIdentity? { opened.withLock { $0.identity } }
 
-    /// Opens whatever is at the path now, creating a new catalogue when nothing is; readers and
-    /// writers use it from the next call on.
-    public func reopen() throws {
+    /// Opens the file at the path again, for `reopen`.
+    func replaceDatabase() throws {
         let fresh = try Self.open(path, mode: mode)
         opened.withLock { $0 = fresh }
     }
@@ -164,7 +159,7 @@ public final class Catalogue: Sendable {
         return "SQLite cannot open it"
     }
 
-    private var database: any DatabaseWriter { opened.withLock { $0.database } }
+    var database: any DatabaseWriter { opened.withLock { $0.database } }
 
     /// Runs a read on a snapshot of the catalogue.
     public func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }

@@ -108,8 +108,12 @@ public let O_PATH_ONLY = bfs_o_path | O_CLOEXEC
 public func O_NOFOLLOW_IF(_ condition: Bool) -> Int32 { condition ? O_NOFOLLOW : 0 }
 
 /// An exclusive advisory lock (flock) held while the object lives: one watcher per catalogue.
+/// The lock file also carries what its holder publishes (the watcher's status), rewritten in place
+/// so that it can be published when the disk is full.
 public final class FileLock: Sendable {
     let descriptor: Descriptor
+    /// Bytes reserved at the start of the file, so that rewriting them needs no new space.
+    static let reserved = 4096
 
     /// Takes the lock on `path` (created if missing, for its owner only); nil when another process
     /// holds it.
@@ -119,5 +123,29 @@ public final class FileLock: Sendable {
             if errno == EWOULDBLOCK { return nil }
             throw SystemError.last("flock", path: path.string)
         }
+        _ = posix_fallocate(descriptor.rawValue, 0, off_t(Self.reserved))
+    }
+
+    /// Replaces what the file carries: `bytes`, padded with spaces to the reserved size (readers
+    /// trim them). A reader may see a write half done; it reads again.
+    public func publish(_ bytes: [UInt8]) throws {
+        var padded = bytes
+        if padded.count < Self.reserved { padded += [UInt8](repeating: 0x20, count: Self.reserved - padded.count) }
+        let written = padded.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, 0) }
+        if written != padded.count { throw SystemError.last("pwrite", path: nil) }
+        if padded.count > Self.reserved { _ = ftruncate(descriptor.rawValue, off_t(padded.count)) }
+    }
+
+    /// What the holder of the lock at `path` last published; nil when there is no such file or it
+    /// cannot be read. (It does not try the lock: a reader holding it even briefly would turn a
+    /// starting watcher away.)
+    public static func published(at path: FilePath) -> [UInt8]? {
+        guard let file = try? Descriptor.open(path, flags: O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK),
+              let status = try? file.status(), status.type == .regular,
+              let bytes = try? file.read(at: 0, count: max(Self.reserved, Int(status.size)))
+        else { return nil }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0 || bytes[end - 1] == 0x0A { end -= 1 }
+        return Array(bytes[..<end])
     }
 }

@@ -19,6 +19,10 @@ public struct WatchSettings: Sendable {
     /// After a queue overflow, the first rescan waits this long; repeated overflows double it.
     public var overflowBackoff = 0.5
     public var maximumOverflowBackoff = 60.0
+    /// After a failed catalogue write, the first retry waits this long; repeated failures double
+    /// it, up to the maximum (short: a fault is a user waiting for the catalogue to come back).
+    public var faultBackoff = 0.5
+    public var maximumFaultBackoff = 10.0
     /// Events kept in memory while a batch or rescan runs; beyond this they are dropped and
     /// treated as an overflow.
     public var maximumQueuedEvents = 2_000_000
@@ -34,9 +38,11 @@ public struct WatchSettings: Sendable {
     }
 
     /// The number of watches the watcher allows itself.
-    var effectiveWatchLimit: Int {
-        if let watchLimit { return watchLimit }
-        let kernel = Inotify.maximumWatches
-        return max(0, kernel - max(512, kernel / 50))
+    var effectiveWatchLimit: Int { watchLimit ?? Self.watchLimit(kernelLimit: Inotify.maximumWatches) }
+
+    /// The kernel's limit less a reserve for the user's other programs: 2% of it, at least 512,
+    /// but never more than a quarter, so a small limit still leaves most watches to the watcher.
+    static func watchLimit(kernelLimit kernel: Int) -> Int {
+        max(0, kernel - min(max(512, kernel / 50), kernel / 4))
     }
 }

@@ -77,7 +77,7 @@ extension Watcher {
         reportUnwatched()
         // Caught up: say so now rather than at the next periodic write, so whoever waits on the
         // status row (a script, a test) sees it promptly.
-        if reader.pending == 0 && Self.now() - lastStatusWrite > 0.1 { try writeStatus() }
+        if reader.pending == 0 && Self.now() - lastStatusWrite > 0.1 { writeStatus() }
     }
 
     /// Re-lists directories and makes the catalogue and the tree agree with them: their own rows

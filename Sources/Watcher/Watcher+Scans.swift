@@ -25,7 +25,7 @@ extension Watcher {
     func rescanAll(reason: String?) throws {
         let started = Self.now()
         status.state = reason == nil ? "starting" : "rescanning"
-        try writeStatus()
+        writeStatus()
         for root in roots {
             _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root, progress: progress)
             try rebuildTree(root: root)
@@ -44,7 +44,7 @@ extension Watcher {
             reportUnwatched()
         }
         nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
-        try writeStatus()
+        writeStatus()
     }
 
     /// Makes the tree for a root match the catalogue: its directories, their inodes, which are

@@ -53,6 +53,10 @@ public final class Watcher: @unchecked Sendable {
     var nextStatusAt = 0.0
     var lastStatusWrite = 0.0
     var reportedUnwatched = 0
+    /// Set while the catalogue cannot be kept current (see `Watcher+Faults`).
+    var fault: WatchFault?
+    /// The catalogue file was deleted or replaced: open the one at the path before writing again.
+    var needsReopen = false
     /// Told what each turn changed, after it is written (see `CatalogueUpdate`), on this thread;
     /// set before `run`.
     public var observer: (@Sendable (CatalogueUpdate) -> Void)?
@@ -89,28 +93,32 @@ public final class Watcher: @unchecked Sendable {
 
     /// Indexes the roots, then processes events until `stop()`; `ready` is called once the
     /// catalogue is current and every directory is watched (or counted as unwatched).
+    /// Only a root that cannot be read at the start ends it with an error: from then on, what goes
+    /// wrong (the catalogue's disk fills, another process locks it) is retried (`Watcher+Faults`).
     public func run(ready: () -> Void = {}) throws {
-        try writeStatus()
+        writeStatus()
         for root in roots {
             tree.addRoot(root)
             scanRoots[root] = try ScanRoot(path: root)
         }
-        claimed = try catalogue.claimedExtensions()
+        claimed = (try? catalogue.claimedExtensions()) ?? []
         reader.start()
         defer { reader.stop() }
         let started = Self.now()
-        try rescanAll(reason: nil)
-        logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) after \(Self.seconds(Self.now() - started)) s")
+        surviving { try rescanAll(reason: nil) }
+        if fault == nil {
+            logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) after \(Self.seconds(Self.now() - started)) s")
+        }
         reportUnwatched()
         status.state = "watching"
-        try writeStatus()
+        writeStatus()
         ready()
         while !isStopping {
-            try runOnce()
+            surviving { try runOnce() }
         }
         status.state = "stopped"
         status.pending = reader.pending
-        try writeStatus()
+        writeStatus()
         logger.info("stopped")
     }
 
@@ -137,7 +145,7 @@ public final class Watcher: @unchecked Sendable {
             if Self.now() >= due {
                 // Everything read before the rescan is covered by it.
                 rescanDueAt = nil
-                try rescanAll(reason: "overflow")
+                try recover()
             }
         } else if !events.isEmpty {
             try process(events)
@@ -147,7 +155,10 @@ public final class Watcher: @unchecked Sendable {
             nextUnwatchedRescanAt = Self.now() + settings.rescanInterval
         }
         publishUpdate()
-        if Self.now() >= nextStatusAt { try writeStatus() }
+        if Self.now() >= nextStatusAt {
+            checkCatalogueFile()
+            writeStatus()
+        }
     }
 
     func publishUpdate() {
@@ -187,15 +198,30 @@ public final class Watcher: @unchecked Sendable {
         reportedUnwatched = unwatched
     }
 
-    func writeStatus() throws {
+    /// Publishes the status beside the catalogue (always possible) and writes it into the
+    /// catalogue (when that can be written: a failure is a fault like any other write's).
+    func writeStatus() {
         status.updatedAt = Self.wallTime()
         status.watchedDirectories = tree.watchedCount
         status.unwatchedDirectories = tree.unwatchedCount
         status.events = reader.total
         status.pending = reader.pending
-        try catalogue.writeWatchStatus(status)
+        status.problem = fault?.reason
+        status.problemSince = fault?.since
+        publishStatus()
         lastStatusWrite = Self.now()
         nextStatusAt = lastStatusWrite + settings.statusInterval
+        guard fault == nil else { return }
+        surviving { try catalogue.writeWatchStatus(status) }
+    }
+
+    /// The status in the lock file, where `bundlefs status` reads it first.
+    func publishStatus() {
+        do {
+            try lock.publish(Array(status.json.serialized().utf8))
+        } catch {
+            logger.debug("cannot publish the status in the lock file: \(error)")
+        }
     }
 
     /// Seconds on the monotonic clock, for deadlines and intervals.

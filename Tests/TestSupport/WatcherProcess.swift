@@ -29,8 +29,10 @@ public final class WatcherProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
-    /// The watcher's status row, when it has written one.
+    /// The watcher's status as it publishes it (beside the catalogue), else its row in the
+    /// catalogue.
     public func status() -> WatchStatus? {
+        if let published = WatchStatus.published(catalogue: FilePath(catalogue)) { return published }
         guard let catalogue = try? Catalogue(path: catalogue, mode: .readOnly) else { return nil }
         return try? catalogue.watchStatus()
     }

@@ -1,0 +1,55 @@
+import BundleModel
+import Catalogue
+import Fixtures
+import Foundation
+import SystemCalls
+import Testing
+import TestSupport
+
+extension MountedViewTests {
+    /// SPEC.md "Faults": the catalogue's file system fills up under `mount`.
+    @Suite struct Faults {
+        let fixture = ViewFixture()
+
+        @Test func aFullCatalogueDiskLeavesTheViewServingUntilSpaceComesBack() throws {
+            let disk = try TmpfsMount(at: fixture.directory.appending("small"), size: "16m")
+            let catalogue = Paths.join(disk.path, "catalogue.sqlite")
+            let view = try MountedView(source: fixture.source, mountPoint: fixture.directory.appending("mnt"), catalogue: catalogue,
+                                       languages: "en", logFile: fixture.directory.appending("mount.log"))
+            defer { _ = try? view.stop() }
+            let filler = disk.fill()
+            #expect(disk.available < 64 << 10)
+
+            // More than the WAL can take in the space it has (about 5 MB of Info dictionaries):
+            // the writes fail until space comes back.
+            let padding = String(repeating: "x", count: 16_000)
+            for index in 0..<300 {
+                fixture.tree.macApp("Applications/More/App\(index).app", identifier: "org.example.more\(index)",
+                                    info: ["CFBundleDisplayName": .string("More \(index)"), "Padding": .string(padding)])
+            }
+            func status() -> JSONValue? {
+                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
+            }
+            try poll(timeout: 30, "the status to say the disk is full") { status()?["problem"]?.stringValue?.contains("full") == true }
+            // It stays so (retried with backoff) while the disk is full.
+            usleep(2_000_000)
+            #expect(status()?["problem"]?.stringValue?.contains("full") == true)
+            #expect(view.log.contains("full"), "\(view.log)")
+            // The view answers all along: the tree is listed, what was catalogued is shown.
+            #expect(view.process.isRunning)
+            #expect(try listing(view.path("Applications/More")).count == 300)
+            #expect(try listing(view.path("Applications")).contains("Schach") == false)
+            #expect(try listing(view.path("Applications")).contains("Chess"))
+            #expect(try contents(view.path("Documents/notes.txt")) == Array("notes\n".utf8))
+
+            // Space again: the catalogue converges, and the view shows the new packages.
+            #expect(unlink(filler) == 0)
+            try waitForConvergence(catalogue: catalogue, root: fixture.source, timeout: 40, "after space was freed")
+            try poll(timeout: 5, "the view to show the new packages: \((try? listing(view.path("Applications/More")))?.suffix(3) ?? [])") {
+                (try? listing(view.path("Applications/More")))?.contains("App299") == true
+            }
+            try poll(timeout: 15, "the problem to clear") { status()?["problem"] == .null }
+            #expect(view.process.isRunning)
+        }
+    }
+}
