@@ -95,7 +95,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["BundleModel", "Fixtures", "TestSupport", "bundlefs"],
+            name: "CommandTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -111,7 +111,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -21,8 +21,8 @@ import TestSupport
         let watcher = try fixture.start()
         // Another process takes SQLite's write lock and keeps it for 60 s.
         let script = """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            from sqlite3 import connect; import sys, time
+            db = connect(sys.argv[1], isolation_level=None)
             db.execute("BEGIN EXCLUSIVE")
             print("locked", flush=True)
             time.sleep(60)
