@@ -5,7 +5,8 @@ public import SystemCalls
 /// What a running watcher reports about itself (`bundlefs status`).
 public struct WatchStatus: Sendable, Equatable {
     public var pid: Int32
-    /// `starting`, `watching`, `rescanning` or `stopped`.
+    /// `starting`, `watching`, `rescanning`, `retrying` (the catalogue cannot be written: see
+    /// `problem`) or `stopped`.
     public var state: String
     public var roots: [String]
     public var startedAt: Double

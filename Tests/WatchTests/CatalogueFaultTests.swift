@@ -44,12 +44,14 @@ import TestSupport
         #expect(watcher.log.contains("another process holds the catalogue locked"), "\(watcher.log)")
         let status = try statusJSON(fixture)
         #expect(status["running"] == .bool(true))
+        #expect(status["state"] == .string("retrying"))
         #expect(status["problemSince"] != .null)
 
         holder.waitUntilExit()
         #expect(watcher.process.isRunning, "the watcher outlived the lock")
         try fixture.converge("after the lock was released")
         try poll(timeout: 15, "the problem to clear") { (try? statusJSON(fixture))?["problem"] == .null }
+        #expect(try statusJSON(fixture)["state"] == .string("watching"))
         #expect(watcher.log.contains("the catalogue is current again"), "\(watcher.log)")
         #expect(try watcher.stop() == 0)
     }
