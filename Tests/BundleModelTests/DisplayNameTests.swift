@@ -46,6 +46,12 @@ import Testing
     @Test func stemThatLooksLikeAnotherFileKeepsTheWholeName() {
         #expect(record("/A/Chess.mov.app", info: [:], strings: [:], localizations: []).displayName(for: german) == "Chess.mov.app")
         #expect(record("/A/Python 3.11.app", info: [:], strings: [:], localizations: []).displayName(for: german) == "Python 3.11")
+        // Whatever the Info.plist says: a display name equal to the stem, localized or not.
+        let named = record("/A/Chess.mov.app", info: ["CFBundleDisplayName": .string("Chess.mov")], strings: [:], localizations: [])
+        #expect(named.displayName(for: german) == "Chess.mov.app")
+        let localized = record("/A/Chess.mov.app", info: ["CFBundleDisplayName": .string("Chess.mov")],
+                               strings: ["de": ["CFBundleDisplayName": "Schach"]], localizations: ["de"])
+        #expect(localized.displayName(for: german) == "Chess.mov.app")
     }
 
     @Test func otherItemsKeepTheirExtensionUnlessHidden() {

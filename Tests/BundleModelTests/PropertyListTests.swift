@@ -8,6 +8,9 @@ import Testing
         "CFBundleDisplayName": .string("Schach <Spiel> & \"Co\" ♞"),
         "Count": .integer(-42),
         "Big": .integer(1 << 40),
+        "Huge": .unsignedInteger(.max),
+        "Edge": .unsignedInteger(UInt64(Int64.max) + 1),
+        "Least": .integer(.min),
         "Ratio": .real(0.5),
         "Flag": .bool(true),
         "Off": .bool(false),
@@ -69,11 +72,12 @@ import Testing
             + #""zero": -0.0, "s": "tab\t quote\" \u00e9 \ud83d\ude00 ♞", "list": [true, false, null, [], {}]}"#
         let json = try JSONValue.parse(text)
         #expect(json["min"] == .integer(.min) && json["max"] == .integer(.max))
-        #expect(json["big"] == .number(9_223_372_036_854_775_808.0), "beyond Int64: a number")
+        #expect(json["big"] == .unsignedInteger(9_223_372_036_854_775_808), "beyond Int64: unsigned, never wrapped")
         #expect(json["real"] == .number(1500) && json["s"] == .string("tab\t quote\" é 😀 ♞"))
         let plist = try PlistValue(jsonText: text)
         #expect(plist == PlistValue(json: json))
         #expect(plist.dictionary?["min"] == .integer(.min) && plist.dictionary?["real"] == .real(1500))
+        #expect(try JSONValue.parse("18446744073709551616") == .number(18_446_744_073_709_551_616.0), "beyond UInt64: a number")
         for bad in ["", "{", "[1,]", "{\"a\" 1}", "{1: 2}", "\"open", "tru", "1 2", "-", "[\"\\u12\"]", String(repeating: "[", count: 600)] {
             #expect(throws: JSONValue.ParseError.self, "\(bad.prefix(20))") { try JSONValue.parse(bad) }
             #expect(throws: JSONValue.ParseError.self, "\(bad.prefix(20))") { try PlistValue(jsonText: bad) }
@@ -176,5 +180,35 @@ import Testing
 
     @Test func nonDictionaryRootIsNotAStringsTable() {
         #expect(throws: PlistError.self) { try StringsFileReader.read(Array("(a, b)".utf8)) }
+    }
+
+    /// Rule 7: integers keep their value up to 2^64 - 1 in every format, as CoreFoundation writes
+    /// them (binary: a 16-byte integer with a zero high half), and what no format can hold is an
+    /// error rather than a wrapped number.
+    @Test func integersAboveInt64KeepTheirValue() throws {
+        let xml = #"<?xml version="1.0"?><plist version="1.0"><dict><key>max</key><integer>18446744073709551615</integer>"#
+            + #"<key>hex</key><integer>0xFFFFFFFFFFFFFFFF</integer><key>min</key><integer>-9223372036854775808</integer></dict></plist>"#
+        let value = try PropertyListReader.read(Array(xml.utf8)).value
+        #expect(value.dictionary?["max"] == .unsignedInteger(.max))
+        #expect(value.dictionary?["hex"] == .unsignedInteger(.max))
+        #expect(value.dictionary?["min"] == .integer(.min))
+        func integerPlist(_ text: String) -> [UInt8] { Array(#"<?xml version="1.0"?><plist version="1.0"><integer>\#(text)</integer></plist>"#.utf8) }
+        #expect(try PropertyListReader.read(integerPlist("9223372036854775808")).value == .unsignedInteger(1 << 63))
+        for text in ["18446744073709551616", "-9223372036854775809"] {
+            #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(integerPlist(text)) }
+        }
+        // A binary plist as CoreFoundation writes 2^64 - 1: marker 0x14, sixteen bytes.
+        var binary: [UInt8] = Array("bplist00".utf8) + [0x14] + [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0xFF, count: 8)
+        let offsetTable = binary.count
+        binary += [8] // the object's offset
+        binary += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0]
+            + (0..<8).map { UInt8(truncatingIfNeeded: UInt64(offsetTable) >> (56 - 8 * UInt64($0))) }
+        #expect(try PropertyListReader.read(binary).value == .unsignedInteger(.max))
+        #expect(PropertyListWriter.binary(.unsignedInteger(.max)) == binary)
+        // JSON, as the catalogue stores it, carries it exactly.
+        let info = PlistValue.dictionary(["Huge": .unsignedInteger(.max)])
+        #expect(info.isExactInJSON)
+        #expect(try PlistValue(jsonText: info.jsonText) == info)
+        #expect(info.jsonText.contains("18446744073709551615"))
     }
 }

@@ -15,13 +15,15 @@ public enum DisplayNames {
             return extensionHidden ? FileNames.stem(realName) : realName
         }
         let stem = FileNames.stem(realName)
+        // A stem that would pass for another kind of file (`Chess.mov`) shows the whole name,
+        // whatever the Info.plist says: this check comes first.
+        if hasExtensionOfItsOwn(stem) { return realName }
         // Swift compares strings by canonical equivalence, which is what comparing NFC forms means.
         if let nameInInfo, nameInInfo == stem, let localized = localizedDisplayName, !localized.isEmpty {
             return localized
         }
-        // The user renamed the bundle, or it names nothing: the stem, unless that would pass for
-        // another kind of file (`Chess.mov`).
-        return hasExtensionOfItsOwn(stem) ? realName : stem
+        // The user renamed the bundle, or it names nothing: the stem.
+        return stem
     }
 
     /// Whether a stem ends in something that reads as a file extension: a dot followed by 1 to 8

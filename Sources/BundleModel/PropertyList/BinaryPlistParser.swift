@@ -76,7 +76,11 @@ struct BinaryPlistParser {
             guard low <= 4 else { throw PlistError("binary plist integer of 2^\(low) bytes") }
             let size = 1 << Int(low)
             try need(start + 1, size)
-            if size == 16 { return .integer(Int64(bitPattern: readUInt(at: start + 9, size: 8))) }
+            if size == 16 {
+                // 128-bit: what CoreFoundation writes for values above Int64.max (high half 0).
+                let high = readUInt(at: start + 1, size: 8), low = readUInt(at: start + 9, size: 8)
+                return high == 0 ? PlistValue.integer(magnitude: low, negative: false)! : .integer(Int64(bitPattern: low))
+            }
             let raw = readUInt(at: start + 1, size: size)
             return .integer(size == 8 ? Int64(bitPattern: raw) : Int64(raw))
         case 0x2:

@@ -250,7 +250,7 @@ struct OpenStepPlistParser {
         switch type {
         case UInt8(ascii: "I"):
             guard let value = XMLPlistParser.integer(text) else { throw error("<*I\(text.prefix(20))> is not an integer") }
-            return .integer(value)
+            return value
         case UInt8(ascii: "R"):
             guard let value = XMLPlistParser.real(text) else { throw error("<*R\(text.prefix(20))> is not a number") }
             return .real(value)

@@ -2,6 +2,9 @@
 public indirect enum PlistValue: Sendable, Hashable {
     case string(String)
     case integer(Int64)
+    /// An integer above `Int64.max` (up to 2^64 - 1, which binary and XML plists can hold); values
+    /// that fit in `Int64` are always `.integer`, so each number has one form.
+    case unsignedInteger(UInt64)
     case real(Double)
     case bool(Bool)
     /// Seconds since 2001-01-01T00:00:00Z, Apple's reference date.
@@ -22,6 +25,7 @@ public indirect enum PlistValue: Sendable, Hashable {
         switch self {
         case let .bool(value): value
         case let .integer(value): value != 0
+        case .unsignedInteger: true
         case let .real(value): value != 0
         case let .string(value): ["yes", "true", "1"].contains(value.lowercased())
         default: false
@@ -41,7 +45,7 @@ public indirect enum PlistValue: Sendable, Hashable {
     public var typeName: String {
         switch self {
         case .string: "string"
-        case .integer: "integer"
+        case .integer, .unsignedInteger: "integer"
         case .real: "real"
         case .bool: "boolean"
         case .date: "date"
@@ -80,3 +84,11 @@ public struct PlistError: Error, Equatable, Sendable, CustomStringConvertible {
 /// How deep arrays and dictionaries may nest. Real plists stay under 20; the limit keeps hostile
 /// input from exhausting the stack of a scanner thread.
 let maximumPlistDepth = 200
+
+extension PlistValue {
+    /// An integer of any value a property list can hold: `.integer` when it fits in `Int64`.
+    public static func integer(magnitude: UInt64, negative: Bool) -> PlistValue? {
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? .integer(Int64(truncatingIfNeeded: 0 &- magnitude)) : nil }
+        return magnitude <= UInt64(Int64.max) ? .integer(Int64(magnitude)) : .unsignedInteger(magnitude)
+    }
+}

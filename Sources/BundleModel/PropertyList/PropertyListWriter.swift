@@ -21,6 +21,7 @@ public enum PropertyListWriter {
         switch value {
         case let .string(text): out += "\(pad)<string>\(escapeXML(text))</string>\n"
         case let .integer(number): out += "\(pad)<integer>\(number)</integer>\n"
+        case let .unsignedInteger(number): out += "\(pad)<integer>\(number)</integer>\n"
         case let .real(number): out += "\(pad)<real>\(formatReal(number))</real>\n"
         case let .bool(flag): out += "\(pad)<\(flag ? "true" : "false")/>\n"
         case let .date(seconds): out += "\(pad)<date>\(PlistDate.formatISO8601(seconds))</date>\n"
@@ -83,6 +84,7 @@ public enum PropertyListWriter {
         switch value {
         case let .string(text): out += quoteOpenStep(text)
         case let .integer(number): out += "<*I\(number)>"
+        case let .unsignedInteger(number): out += "<*I\(number)>"
         case let .real(number): out += "<*R\(formatReal(number))>"
         case let .bool(flag): out += flag ? "<*BY>" : "<*BN>"
         case let .date(seconds): out += "<*D\(PlistDate.formatISO8601(seconds))>"
@@ -224,6 +226,11 @@ private struct BinaryWriter {
         switch value {
         case let .bool(flag): out.append(flag ? 0x09 : 0x08)
         case let .integer(number): integer(number)
+        case let .unsignedInteger(number):
+            // As CoreFoundation writes it: a 16-byte integer whose high half is zero.
+            out.append(0x14)
+            bigEndian(0, size: 8)
+            bigEndian(number, size: 8)
         case let .real(number):
             out.append(0x23)
             bigEndian(number.bitPattern, size: 8)

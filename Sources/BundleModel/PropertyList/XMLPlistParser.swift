@@ -56,7 +56,7 @@ struct XMLPlistParser {
         case "integer":
             let text = tag.selfClosing ? "" : try readText(closing: "integer")
             guard let value = Self.integer(text) else { throw error("<integer> holds \"\(text.prefix(40))\"") }
-            return .integer(value)
+            return value
         case "real":
             let text = tag.selfClosing ? "" : try readText(closing: "real")
             guard let value = Self.real(text) else { throw error("<real> holds \"\(text.prefix(40))\"") }
@@ -262,8 +262,9 @@ struct XMLPlistParser {
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
     }
 
-    /// `<integer>` text: decimal with optional sign, or `0x` hex, as CoreFoundation accepts.
-    static func integer(_ text: String) -> Int64? {
+    /// `<integer>` text: decimal with optional sign, or `0x` hex, as CoreFoundation accepts; from
+    /// -2^63 to 2^64 - 1 (rule 7: never wrapped to a negative number).
+    static func integer(_ text: String) -> PlistValue? {
         let trimmed = text.trimmingSpaces
         var digits = Substring(trimmed)
         var negative = false
@@ -275,8 +276,7 @@ struct XMLPlistParser {
             magnitude = UInt64(digits, radix: 10)
         }
         guard let magnitude else { return nil }
-        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
-        return Int64(bitPattern: magnitude)
+        return PlistValue.integer(magnitude: magnitude, negative: negative)
     }
 
     static func real(_ text: String) -> Double? {

@@ -4,6 +4,8 @@ public indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
+    /// An integer above `Int64.max`.
+    case unsignedInteger(UInt64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -14,6 +16,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
         case let (.integer(a), .integer(b)): a == b
+        case let (.unsignedInteger(a), .unsignedInteger(b)): a == b
         case let (.number(a), .number(b)): a == b
         case let (.string(a), .string(b)): a == b
         case let (.array(a), .array(b)): a == b
@@ -47,6 +50,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case let .bool(value): out += value ? "true" : "false"
         case let .integer(value): out += String(value)
+        case let .unsignedInteger(value): out += String(value)
         case let .number(value): out += value.isFinite ? "\(value)" : "null"
         case let .string(value): Self.writeString(value, into: &out)
         case let .array(values):
@@ -120,6 +124,7 @@ private protocol JSONBuilding {
     static var null: Built { get }
     static func bool(_ value: Bool) -> Built
     static func integer(_ value: Int64) -> Built
+    static func unsignedInteger(_ value: UInt64) -> Built
     static func number(_ value: Double) -> Built
     static func string(_ value: String) -> Built
     static func array(_ values: [Built]) -> Built
@@ -227,7 +232,13 @@ private struct JSONParser {
                 default: break scan
                 }
             }
-            if isInteger, let integer = integer(from: start) { return Builder.integer(integer) }
+            if isInteger, let integer = integer(from: start) {
+                switch integer {
+                case let .integer(value): return Builder.integer(value)
+                case let .unsignedInteger(value): return Builder.unsignedInteger(value)
+                default: break
+                }
+            }
             if let number = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) {
                 return Builder.number(number)
             }
@@ -235,8 +246,8 @@ private struct JSONParser {
         }
     }
 
-    /// `-?[0-9]+` from `start` to `index`, or nil (a `+`, no digits, beyond Int64).
-    func integer(from start: Int) -> Int64? {
+    /// `-?[0-9]+` from `start` to `index`, or nil (a `+`, no digits, beyond -2^63 ... 2^64 - 1).
+    func integer(from start: Int) -> PlistValue? {
         var position = start
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
@@ -251,8 +262,7 @@ private struct JSONParser {
             magnitude = sum
             position += 1
         }
-        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+        return PlistValue.integer(magnitude: magnitude, negative: negative)
     }
 
     mutating func literal(_ word: StaticString) throws(JSONValue.ParseError) {
@@ -314,6 +324,7 @@ extension PlistValue {
         switch self {
         case let .string(value): .string(value)
         case let .integer(value): .integer(value)
+        case let .unsignedInteger(value): .unsignedInteger(value)
         case let .real(value): .number(value)
         case let .bool(value): .bool(value)
         case let .date(value): .string(PlistDate.formatISO8601(value))
@@ -336,6 +347,7 @@ extension PlistValue {
         switch self {
         case let .string(value): out.appendJSONString(value)
         case let .integer(value): out.append(value)
+        case let .unsignedInteger(value): out.append(value)
         case let .real(value): out.append(raw: value.isFinite ? "\(value)" : "null")
         case let .bool(value): out.append(value ? "true" : "false")
         case let .date(value): out.appendJSONString(PlistDate.formatISO8601(value))
@@ -367,7 +379,7 @@ extension PlistValue {
     /// data, UID or non-finite real, which JSON can only carry as something else.
     public var isExactInJSON: Bool {
         switch self {
-        case .string, .integer, .bool: true
+        case .string, .integer, .unsignedInteger, .bool: true
         case let .real(value): value.isFinite
         case .date, .data, .uid: false
         case let .array(values): values.allSatisfy(\.isExactInJSON)
@@ -381,6 +393,7 @@ extension PlistValue {
         case .null: self = .string("")
         case let .bool(value): self = .bool(value)
         case let .integer(value): self = .integer(value)
+        case let .unsignedInteger(value): self = .unsignedInteger(value)
         case let .number(value): self = .real(value)
         case let .string(value): self = .string(value)
         case let .array(values): self = .array(values.map(PlistValue.init(json:)))
