@@ -289,6 +289,32 @@ func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = [])
         #expect(record.displayName(for: [LanguageTag("fr")!]) == "Moitié")
     }
 
+    /// Docs/decisions.md "Encodings": a well-formed Latin-1 strings file is read whole with a
+    /// warning; a repaired one (a missing `;`) stays an error.
+    @Test func latin1StringsAreAWarningAndARepairAnError() throws {
+        tree.macApp("Old.app", identifier: "com.example.old", info: ["CFBundleDisplayName": .string("Old")])
+        tree.file("Old.app/Contents/Resources/de.lproj/InfoPlist.strings", Array("CFBundleDisplayName = \"Alt M".utf8) + [0xFC] + Array("hle\";\n".utf8))
+        tree.text("Old.app/Contents/Resources/fr.lproj/InfoPlist.strings", "CFBundleDisplayName = \"Vieux\"\n")
+        let record = try #require(try inspect("Old.app", in: tree))
+        #expect(record.displayName(for: [LanguageTag("de")!]) == "Alt Mühle")
+        #expect(record.warnings.contains { $0.hasPrefix("Contents/Resources/de.lproj/InfoPlist.strings") && $0.contains("Windows-1252") }, "\(record.warnings)")
+        #expect(record.errors.count == 1, "\(record.errors)")
+        #expect(record.errors.first?.hasPrefix("Contents/Resources/fr.lproj/InfoPlist.strings") == true)
+        #expect(record.displayName(for: [LanguageTag("fr")!]) == "Vieux")
+    }
+
+    /// Rule 7: a text plist that is a bare word is a string root: an error for an Info file, never
+    /// the dictionary `{hello = hello}`.
+    @Test func bareWordInfoFilesAreStringRoots() throws {
+        for (name, text) in [("Word", "hello"), ("Quoted", "\"hello\""), ("Truncated", "bplist0-------------------------------------")] {
+            tree.text("\(name).app/Contents/Info.plist", text)
+            let record = try #require(try inspect("\(name).app", in: tree))
+            #expect(record.info.isEmpty, "\(name): \(record.info)")
+            #expect(record.errors.count == 1, "\(name): \(record.errors)")
+            if name != "Truncated" { #expect(record.errors == ["Contents/Info.plist: the root is a string, not a dictionary"], "\(name)") }
+        }
+    }
+
     @Test func hugeInfoFileIsRefusedWithoutReadingIt() throws {
         tree.directory("Huge.app/Contents")
         let path = tree.path("Huge.app/Contents/Info.plist")

@@ -211,4 +211,13 @@ import Testing
         #expect(try PlistValue(jsonText: info.jsonText) == info)
         #expect(info.jsonText.contains("18446744073709551615"))
     }
+
+    @Test func aStringAloneIsAStringRootAndTextThatGoesOnIsAStringsTable() throws {
+        #expect(try PropertyListReader.read(Array("hello".utf8)).value == .string("hello"))
+        #expect(try PropertyListReader.read(Array("  \"hello world\" /* note */\n".utf8)).value == .string("hello world"))
+        #expect(try PropertyListReader.read(Array("hello;".utf8)).value == .dictionary(["hello": .string("hello")]))
+        #expect(try PropertyListReader.read(Array("\"a\" = \"b\";".utf8)).value == .dictionary(["a": .string("b")]))
+        #expect(throws: PlistError.self) { try PropertyListReader.read(Array("hello world".utf8)) }
+        #expect(throws: PlistError.self) { try StringsFileReader.read(Array("hello".utf8)) }
+    }
 }

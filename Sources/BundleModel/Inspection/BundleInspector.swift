@@ -296,7 +296,11 @@ struct Inspection {
         do {
             let table = try StringsFileReader.read(bytes)
             record.infoPlistStrings[localization] = table.entries
-            for problem in table.problems { record.errors.append("\(path): \(problem)") }
+            // A well-formed file in a legacy encoding is read whole: a warning. A repaired one (a
+            // missing `;`) may not say what its author meant: an error.
+            for problem in table.problems {
+                if problem.isWarning { record.warnings.append("\(path): \(problem)") } else { record.errors.append("\(path): \(problem)") }
+            }
         } catch {
             record.errors.append("\(path): \(error)")
         }

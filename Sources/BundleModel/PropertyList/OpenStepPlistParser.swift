@@ -28,6 +28,14 @@ struct OpenStepPlistParser {
             }
             return value
         }
+        // A string alone (`hello`, `"hello"`) is a string root, as CoreFoundation reads it; only
+        // text that goes on (`"a" = "b";`, `"a";`) is a strings-file dictionary.
+        let (start, recovered) = (index, problems)
+        if let alone = try? parseValue() {
+            try skipSpaceAndComments()
+            if index == bytes.count { return alone }
+        }
+        (index, problems) = (start, recovered)
         return .dictionary(try parseDictionaryBody(closing: nil))
     }
 

@@ -69,10 +69,14 @@ public struct PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// 1-based line of a text format, when known.
     public var line: Int?
+    /// A problem that leaves the contents whole (a legacy encoding guessed), as opposed to one the
+    /// reader had to repair (a missing `;`).
+    public var isWarning: Bool
 
-    public init(_ message: String, line: Int? = nil) {
+    public init(_ message: String, line: Int? = nil, isWarning: Bool = false) {
         self.message = message
         self.line = line
+        self.isWarning = isWarning
     }
 
     public var description: String {

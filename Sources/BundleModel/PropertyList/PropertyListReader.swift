@@ -17,7 +17,7 @@ public enum PropertyListReader {
         let (text, encoding) = decodeText(bytes)
         var problems: [PlistError] = []
         if encoding.isLegacy {
-            problems.append(PlistError("not valid UTF-8 or UTF-16; decoded as \(encoding.rawValue)"))
+            problems.append(PlistError("not valid UTF-8 or UTF-16; decoded as \(encoding.rawValue)", isWarning: true))
         }
         let utf8 = Array(text.utf8)
         if XMLPlistParser.looksLikeXML(utf8) {
