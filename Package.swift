@@ -36,7 +36,10 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .target(name: "CFuseShims", dependencies: ["CFuse"]),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
-        .target(name: "BundleModel", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .target(
+            name: "BundleModel", dependencies: ["SystemCalls"],
+            // The system package types table, embedded: the binary needs no data file beside it.
+            resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(

@@ -1,3 +1,4 @@
+import BundleModel
 import Fixtures
 import Foundation
 import SystemCalls
@@ -25,6 +26,21 @@ extension MountedViewTests {
             #expect(status.type == .regular)
             // A framework is not a package: a folder, browsable under its real name.
             #expect(try FileStatus.of(german.path("Library/Frameworks/Kit.framework")).type == .directory)
+        }
+
+        // Rule 1, `system-type`: every row of the table is one item, the negative controls folders.
+        @Test func systemPackageTypesAreFiles() throws {
+            let table = SystemPackageTypes.standard
+            let extensions = table.packageExtensions.sorted()
+            for ext in extensions { fixture.tree.text("Developer/Item.\(ext)/inside.txt", ext + "\n") }
+            for ext in ["xcassets", "lproj", "framework"] { fixture.tree.text("Developer/Folder.\(ext)/inside.txt", ext + "\n") }
+            let view = try fixture.mount(languages: "en")
+            for ext in extensions {
+                #expect(try FileStatus.of(view.path("Developer/Item.\(ext)")).type == .regular, "\(ext)")
+            }
+            for ext in ["xcassets", "lproj", "framework"] {
+                #expect(try contents(view.path("Developer/Folder.\(ext)/inside.txt")) == Array("\(ext)\n".utf8))
+            }
         }
 
         @Test func hiddenItemsAreNotListedButResolve() throws {

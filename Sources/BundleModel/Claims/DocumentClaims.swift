@@ -107,28 +107,10 @@ public enum ClaimResolver {
         }
     }
 
-    public static let packageType = "com.apple.package"
-
-    public static func claims(of applications: [Application]) -> [PackageClaim] {
-        var declarations: [String: [TypeDeclaration]] = [:]
-        for application in applications {
-            for declaration in application.typeDeclarations {
-                declarations[declaration.identifier.lowercased(), default: []].append(declaration)
-            }
-        }
-        var memo: [String: Bool] = [:]
-        func conformsToPackage(_ type: String, visiting: inout Set<String>) -> Bool {
-            let key = type.lowercased()
-            if key == packageType { return true }
-            if let known = memo[key] { return known }
-            guard visiting.insert(key).inserted else { return false } // a conformance cycle
-            let result = (declarations[key] ?? []).contains { declaration in
-                declaration.conformsTo.contains { conformsToPackage($0, visiting: &visiting) }
-            }
-            visiting.remove(key)
-            memo[key] = result
-            return result
-        }
+    /// Applications' own declarations and the system's (`SystemPackageTypes`) form one
+    /// conformance tree, so a document type naming a system type by identifier alone is understood.
+    public static func claims(of applications: [Application], systemTypes: SystemPackageTypes = .standard) -> [PackageClaim] {
+        let conformance = TypeConformance(applications.flatMap(\.typeDeclarations) + systemTypes.declarations)
         var claims = Set<PackageClaim>()
         for application in applications {
             for documentType in application.documentTypes {
@@ -137,10 +119,8 @@ public enum ClaimResolver {
                         claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil))
                     }
                 }
-                for contentType in documentType.contentTypes {
-                    var visiting = Set<String>()
-                    guard conformsToPackage(contentType, visiting: &visiting) else { continue }
-                    for declaration in declarations[contentType.lowercased()] ?? [] {
+                for contentType in documentType.contentTypes where conformance.conformsToPackage(contentType) {
+                    for declaration in conformance.declarations[contentType.lowercased()] ?? [] {
                         for ext in declaration.extensions {
                             claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType))
                         }

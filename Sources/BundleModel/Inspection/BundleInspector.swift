@@ -46,6 +46,7 @@ struct Inspection {
         var record = BundleRecord(path: directory.path)
         readFinderInfo(directory, into: &record)
         if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
+        if settings.rules.isSystemTypeExtension(ext) { record.packageReasons.insert(.systemType) }
         if let ext, settings.claimedExtensions.contains(ext) { record.packageReasons.insert(.claimed) }
         if let flags = record.finderFlags, flags & FinderInfo.hasBundleFlag != 0 { record.packageReasons.insert(.finderBit) }
 

@@ -11,11 +11,14 @@ public struct PackageReasons: OptionSet, Sendable, Hashable, Codable {
     public static let claimed = PackageReasons(rawValue: 2)
     /// Its Finder info has the package bit.
     public static let finderBit = PackageReasons(rawValue: 4)
+    /// Its extension belongs to a directory type the Mac itself declares a package (`SystemPackageTypes`).
+    public static let systemType = PackageReasons(rawValue: 8)
 
     /// The names used in JSON and in the catalogue, in a fixed order.
     public var names: [String] {
         var names: [String] = []
         if contains(.extension) { names.append("extension") }
+        if contains(.systemType) { names.append("system-type") }
         if contains(.claimed) { names.append("claimed") }
         if contains(.finderBit) { names.append("finder-bit") }
         return names
@@ -26,6 +29,7 @@ public struct PackageReasons: OptionSet, Sendable, Hashable, Codable {
         for name in names {
             switch name {
             case "extension": reasons.insert(.extension)
+            case "system-type": reasons.insert(.systemType)
             case "claimed": reasons.insert(.claimed)
             case "finder-bit": reasons.insert(.finderBit)
             default: break
@@ -44,9 +48,13 @@ public struct PackageRules: Sendable, Equatable {
 
     /// Lower-cased extensions that make a directory a package.
     public var packageExtensions: Set<String>
+    /// Lower-cased extensions of the system's package types.
+    public var systemTypeExtensions: Set<String>
 
-    public init(packageExtensions: Set<String> = PackageRules.builtInPackageExtensions) {
+    public init(packageExtensions: Set<String> = PackageRules.builtInPackageExtensions,
+                systemTypeExtensions: Set<String> = SystemPackageTypes.standard.packageExtensions) {
         self.packageExtensions = Set(packageExtensions.map { $0.lowercased() })
+        self.systemTypeExtensions = Set(systemTypeExtensions.map { $0.lowercased() })
     }
 
     public static let standard = PackageRules()
@@ -54,6 +62,11 @@ public struct PackageRules: Sendable, Equatable {
     public func isPackageExtension(_ lowercasedExtension: String?) -> Bool {
         guard let lowercasedExtension else { return false }
         return packageExtensions.contains(lowercasedExtension)
+    }
+
+    public func isSystemTypeExtension(_ lowercasedExtension: String?) -> Bool {
+        guard let lowercasedExtension else { return false }
+        return systemTypeExtensions.contains(lowercasedExtension)
     }
 }
 

@@ -1,0 +1,78 @@
+import BundleModel
+import Fixtures
+import Testing
+import TestSupport
+
+/// Rule 1's `system-type` reason: the data table, each of its rows, the folders that stay
+/// folders, and claims that name a system type by identifier alone (rule 14).
+@Suite struct SystemPackageTypeTests {
+    let temporary = TemporaryDirectory("system-types")
+    var tree: TreeWriter { TreeWriter(root: temporary.path) }
+    static let table = SystemPackageTypes.standard
+    /// Every extension of a row that is a package, as found on disk (dSYM keeps its case).
+    static let packageRows = table.declarations.filter { !$0.extensions.isEmpty && table.packageExtensions.contains($0.extensions[0]) }
+
+    @Test func theTableReadsWhole() {
+        #expect(Self.table.malformedLines == [])
+        #expect(Self.table.declarations.count >= 20)
+        for ext in ["xcodeproj", "xcworkspace", "xcarchive", "dsym", "sparsebundle", "photoslibrary", "pages", "numbers", "key", "workflow"] {
+            #expect(Self.table.packageExtensions.contains(ext), "\(ext)")
+        }
+        // Rule 1's built-in extensions are the `extension` reason's, not repeated here.
+        #expect(Self.table.packageExtensions.isDisjoint(with: PackageRules.builtInPackageExtensions))
+    }
+
+    @Test(arguments: packageRows)
+    func eachRowIsAPackage(row: TypeDeclaration) throws {
+        for ext in row.extensions {
+            // Extensions compare case-insensitively: `X.dSYM` as Xcode spells it.
+            let name = "Item." + (ext == "dsym" ? "dSYM" : ext)
+            tree.directory(name + "/inner")
+            let record = try #require(try inspect(name, in: tree), "\(row.identifier)")
+            #expect(record.packageReasons == .systemType, "\(row.identifier)")
+            #expect(record.packageReasons.names == ["system-type"])
+        }
+    }
+
+    @Test(arguments: ["xcassets", "lproj", "framework", "localized", "d"])
+    func foldersStayFolders(ext: String) throws {
+        tree.directory("Item.\(ext)/inner")
+        #expect(try inspect("Item.\(ext)", in: tree)?.isPackage != true)
+    }
+
+    @Test func aBundleOfASystemTypeIsBoth() throws {
+        tree.plist("App.app.dSYM/Contents/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string("com.apple.xcode.dsym.com.example.app"), "CFBundlePackageType": .string("dSYM")]))
+        let record = try #require(try inspect("App.app.dSYM", in: tree))
+        #expect(record.isBundle && record.packageReasons == .systemType)
+        #expect(record.kind == "dSYM")
+    }
+
+    @Test func aClaimByIdentifierAloneUsesTheSystemTree() {
+        let editor = ClaimResolver.Application(
+            path: "/Applications/Writer.app",
+            documentTypes: [DocumentType(extensions: [], contentTypes: ["com.apple.iwork.pages.sffpages", "com.example.menu-doc"], isPackage: false)],
+            // Its own type conforms to the package type only through a system type.
+            typeDeclarations: [TypeDeclaration(identifier: "com.example.menu-doc", conformsTo: ["com.apple.menu-extra"], extensions: ["mdoc"], exported: true)])
+        let claims = ClaimResolver.claims(of: [editor])
+        #expect(claims.map(\.ext) == ["mdoc", "pages"])
+        #expect(claims.map(\.contentType) == ["com.example.menu-doc", "com.apple.iwork.pages.sffpages"])
+        // The same claims without the system tree find nothing.
+        #expect(ClaimResolver.claims(of: [editor], systemTypes: SystemPackageTypes(tsv: [])).isEmpty)
+    }
+
+    @Test func conformanceCyclesAndDiamondsEnd() {
+        var declarations: [TypeDeclaration] = []
+        for level in 0..<2000 {
+            // Each level conforms to both types of the level below: 2^2000 paths, one walk.
+            declarations.append(TypeDeclaration(identifier: "a\(level)", conformsTo: ["a\(level + 1)", "b\(level + 1)"], extensions: [], exported: true))
+            declarations.append(TypeDeclaration(identifier: "b\(level)", conformsTo: ["a\(level + 1)", "b\(level + 1)"], extensions: [], exported: true))
+        }
+        declarations.append(TypeDeclaration(identifier: "loop", conformsTo: ["loop"], extensions: [], exported: true))
+        let tree = TypeConformance(declarations)
+        #expect(!tree.conformsToPackage("a0"))
+        #expect(!tree.conformsToPackage("loop"))
+        let connected = TypeConformance(declarations + [TypeDeclaration(identifier: "a2000", conformsTo: ["COM.apple.package"], extensions: [], exported: true)])
+        #expect(connected.conformsToPackage("A0"))
+    }
+}
