@@ -20,6 +20,13 @@ public struct BundleRecord: Sendable, Equatable {
     public var info: [String: PlistValue] = [:]
     /// The resources directory relative to the bundle (`Contents/Resources`), when a bundle.
     public var resourcesDirectory: FilePath?
+    /// A framework's version `Resources/`, searched after `resourcesDirectory` when its
+    /// `Versions/Current` link was lost (see `BundleLayout.versionResourcesDirectory`).
+    public var versionResourcesDirectory: FilePath?
+    /// The resources directories the bundle search pattern runs over, in order.
+    public var resourceSearchDirectories: [FilePath] {
+        (resourcesDirectory.map { [$0] } ?? []) + (versionResourcesDirectory.map { [$0] } ?? [])
+    }
     /// Real lproj names, without `.lproj`, sorted.
     public var localizations: [String] = []
     /// InfoPlist.strings tables by lproj name; `""` is a global `Resources/InfoPlist.strings`.
@@ -72,9 +79,12 @@ public struct BundleRecord: Sendable, Equatable {
 
     /// That file, relative to the bundle.
     public func chosenInfoPlistStringsFile(for languages: [LanguageTag]) -> FilePath? {
-        guard let localization = chosenInfoPlistStringsLocalization(for: languages), let resources = resourcesDirectory else { return nil }
-        let directory = localization.isEmpty ? resources : resources.appending(FileName(localization.string + ".lproj"))
-        return directory.appending("InfoPlist.strings")
+        guard let localization = chosenInfoPlistStringsLocalization(for: languages) else { return nil }
+        let candidates = resourceSearchDirectories.map { resources in
+            (localization.isEmpty ? resources : resources.appending(FileName(localization.string + ".lproj"))).appending("InfoPlist.strings")
+        }
+        // The one read is the one stamped; a file that could not be read has no stamp.
+        return candidates.first { candidate in stamps.contains { $0.path == candidate } } ?? candidates.first
     }
 
     /// Rule 13: the localized value of an Info key, else its Info.plist value.

@@ -89,6 +89,8 @@ enum BundleRow {
                }),
         Column("resources_directory", write: { $1.bind($2, $0.record.resourcesDirectory?.string) },
                read: { $2.resourcesDirectory = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("version_resources_directory", write: { $1.bind($2, $0.record.versionResourcesDirectory?.string) },
+               read: { $2.versionResourcesDirectory = ($0[$1] as String?).map { FilePath($0) } }),
         Column("finder_flags", write: { $1.bind($2, $0.record.finderFlags.map { Int64($0) }) },
                read: { $2.finderFlags = ($0[$1] as Int64?).map { UInt16(truncatingIfNeeded: $0) } }),
         Column("finder_info_source", write: { $1.bind($2, $0.record.finderInfoSource?.rawValue) },

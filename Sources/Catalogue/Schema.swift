@@ -118,6 +118,16 @@ enum Schema {
                 DELETE FROM roots;
                 """)
         }
+        migrator.registerMigration("v4") { db in
+            // A framework that lost its Versions/Current link searches its version's Resources too.
+            // Rows written before lack it: the catalogue is derived data, the next run rebuilds it.
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN version_resources_directory TEXT;
+                DELETE FROM bundles;
+                DELETE FROM directories;
+                DELETE FROM roots;
+                """)
+        }
         return migrator
     }
 }

@@ -72,6 +72,7 @@ struct Inspection {
         if let layout, record.isBundle {
             record.layout = layout.kind
             record.resourcesDirectory = layout.resourcesDirectory
+            record.versionResourcesDirectory = layout.versionResourcesDirectory
             if let layoutNote { record.warnings.append(layoutNote) }
             if let info {
                 readInfo(info, bundle: directory.relativePath, into: &record)
@@ -257,33 +258,37 @@ struct Inspection {
 
     // MARK: Localizations
 
+    /// The lprojs of every resources directory (rule 10), and the InfoPlist.strings files rule 12
+    /// can pick: in each lproj, the first resources directory that has one.
     private func readLocalizations(bundle: FilePath, layout: BundleLayout, topListing: Listing, into record: inout BundleRecord) {
-        let resources = layout.resourcesDirectory
-        let resourcesPath = bundle.appending(resources)
-        let listing: Listing
-        if resources.isEmpty {
-            listing = topListing
-        } else {
-            guard let (entries, status) = root.list(resourcesPath, recorder: recorder) else { return }
-            record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
-            listing = self.listing(of: entries, in: resourcesPath, resolving: \.isLproj)
-        }
-        var lprojs: [FileName] = []
-        for (name, kind) in listing.entries where kind.isDirectoryLike && name.isLproj {
-            lprojs.append(name.stem)
+        var lprojs = Set<FileName>()
+        var lprojDirectories: [(lproj: FileName, path: FilePath)] = []
+        for resources in record.resourceSearchDirectories {
+            let resourcesPath = bundle.appending(resources)
+            let listing: Listing
+            if resources.isEmpty {
+                listing = topListing
+            } else {
+                guard let (entries, status) = root.list(resourcesPath, recorder: recorder) else { continue }
+                record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
+                listing = self.listing(of: entries, in: resourcesPath, resolving: \.isLproj)
+            }
+            for (name, kind) in listing.entries.sorted(by: { $0.key < $1.key }) where kind.isDirectoryLike && name.isLproj {
+                lprojs.insert(name.stem)
+                lprojDirectories.append((name.stem, resources.appending(name)))
+            }
+            if record.infoPlistStrings[""] == nil, let kind = listing.entries["InfoPlist.strings"], kind.isFileLike {
+                readStrings(resources.appending("InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
+            }
         }
         record.localizations = lprojs.sorted().map(\.string)
-        if let kind = listing.entries["InfoPlist.strings"], kind.isFileLike {
-            readStrings(resources.appending("InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
-        }
         // Listing each lproj tells whether it has an InfoPlist.strings and whether that is a plain
         // file; the walk reuses the listing instead of making its own.
-        for lproj in record.localizations {
-            let lprojPath = resources.appending(FileName(lproj + ".lproj"))
+        for (lproj, lprojPath) in lprojDirectories where record.infoPlistStrings[lproj] == nil {
             guard let (entries, _) = root.list(bundle.appending(lprojPath), recorder: recorder),
                   let entry = entries.first(where: { $0.name == "InfoPlist.strings" })
             else { continue }
-            readStrings(lprojPath.appending("InfoPlist.strings"), bundle: bundle, localization: FileName(lproj),
+            readStrings(lprojPath.appending("InfoPlist.strings"), bundle: bundle, localization: lproj,
                         knownRegular: entry.type == .regular, into: &record)
         }
     }

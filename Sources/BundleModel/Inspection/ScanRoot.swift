@@ -9,24 +9,33 @@ public struct ScanRoot: Sendable, BeneathReading {
     /// Absolute, normalised path.
     public let path: FilePath
     let descriptor: Descriptor
+    /// False for the file system root of `show` and `resolve`: symlinks, absolute ones too, are
+    /// followed wherever they lead, as CFBundle follows them (rule 12).
+    let isConfined: Bool
 
     public init(path: FilePath) throws {
+        try self.init(path: path, confined: true)
+    }
+
+    private init(path: FilePath, confined: Bool) throws {
         let absolute = path.absolute(base: .root)
         self.path = absolute
         descriptor = try Descriptor.open(absolute, flags: O_PATH_DIRECTORY)
+        isConfined = confined
     }
 
-    /// The filesystem root: reads may go anywhere (used by `show`, which has no tree).
-    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: .root) }
+    /// The file system root, unconfined: reads go wherever links lead (used by `show` and
+    /// `resolve`, which read one bundle as its user and synthesize nothing for others).
+    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: .root, confined: false) }
 
     /// `path` relative to the root, or nil when outside it.
     public func relative(_ path: FilePath) -> FilePath? { path.relative(to: self.path) }
 
     public func absolute(_ relative: FilePath) -> FilePath { path.appending(relative) }
 
-    /// Opens a path relative to the root, never leaving it.
+    /// Opens a path relative to the root, never leaving it unless the root is unconfined.
     public func open(_ relative: FilePath, flags: Int32) throws -> Descriptor {
-        try descriptor.openBeneath(relative, flags: flags)
+        isConfined ? try descriptor.openBeneath(relative, flags: flags) : try Descriptor.open(path.appending(relative), flags: flags | O_CLOEXEC)
     }
 }
 

@@ -58,11 +58,27 @@ public struct BundleLayout: Sendable, Equatable {
     public var resourcesDirectory: FilePath
     /// Where the executable is looked for, in order.
     public var executableDirectories: [FilePath]
+    /// A second resources directory searched after the first: a framework whose top-level
+    /// `Resources/` is a real directory and whose `Versions/Current` link was lost (zip files such
+    /// as Python wheels drop symlinks) keeps the rest of its resources in its version directory.
+    public var versionResourcesDirectory: FilePath?
+
+    init(kind: LayoutKind, infoDirectory: FilePath, alternateInfoDirectories: [FilePath], resourcesDirectory: FilePath,
+         executableDirectories: [FilePath], versionResourcesDirectory: FilePath? = nil) {
+        self.kind = kind
+        self.infoDirectory = infoDirectory
+        self.alternateInfoDirectories = alternateInfoDirectories
+        self.resourcesDirectory = resourcesDirectory
+        self.executableDirectories = executableDirectories
+        self.versionResourcesDirectory = versionResourcesDirectory
+    }
 
     /// Decides the layout from one listing of the bundle directory (rule 2): `Contents/`, then
     /// `Resources/`, then `Support Files/`, then a top-level Info file; a `.framework` looks at
     /// `Resources/` first and, failing that, at `Versions/`. `versions` is asked only for frameworks
-    /// without a top-level `Resources/`, and answers the current version's directory name.
+    /// without a top-level `Resources/`, or whose `Resources/` is a real directory rather than the
+    /// usual link into `Versions/Current` (then the version directory is searched after the top),
+    /// and answers the current version's directory name.
     public static func detect(
         listing: Listing, lowercasedExtension: String?, currentVersion: () -> FileName?
     ) -> BundleLayout? {
@@ -72,7 +88,14 @@ public struct BundleLayout: Sendable, Equatable {
         let supportFiles = listing.realName("Support Files", where: \.isDirectoryLike)
 
         if isFramework, let resources {
-            return resourcesLayout(resources)
+            var layout = resourcesLayout(resources)
+            if listing.entries[resources] == .directory, listing.realName("Versions", where: \.isDirectoryLike) != nil,
+               let version = currentVersion() {
+                let versionDirectory = FilePath("Versions").appending(version)
+                layout.executableDirectories.append(versionDirectory)
+                layout.versionResourcesDirectory = versionDirectory.appending("Resources")
+            }
+            return layout
         }
         if let contents {
             let top = FilePath(contents)

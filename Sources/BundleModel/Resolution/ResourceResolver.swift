@@ -3,13 +3,14 @@ public import SystemCalls
 /// The bundle search pattern (BUNDLES.md rule 12): for a resource path P relative to the resources
 /// directory, the global `Resources/P` first, then `<chosen>.lproj/P` in the order of rule 11 with
 /// `Base.lproj` right after the first chosen localization. The first that exists wins. Names are
-/// case-sensitive, and P never leaves the bundle: `..` is refused, and lookups are made with
-/// RESOLVE_BENEATH so no symlink can lead out.
+/// case-sensitive and P has no `..`. Symlinks are followed as CFBundle follows them (Debian links
+/// GNUstep bundles' `Resources` and single resources into /usr/share), within `scope`: the whole
+/// file system for `resolve`, SOURCE for the view, whose content never leads out of it.
 public struct ResourceResolver: Sendable {
     public let record: BundleRecord
-    let bundleRoot: ScanRoot
-    /// When set, a resources directory outside the bundle is used only if it is inside this tree.
-    let outerRoot: ScanRoot?
+    let scope: ScanRoot
+    /// The bundle's path relative to `scope`.
+    let bundle: FilePath
 
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case invalidPath(String)
@@ -23,11 +24,13 @@ public struct ResourceResolver: Sendable {
         }
     }
 
-    public init(record: BundleRecord, within outerRoot: ScanRoot? = nil) throws {
+    /// Without `scope`, lookups follow links anywhere in the file system.
+    public init(record: BundleRecord, within scope: ScanRoot? = nil) throws {
         guard record.isBundle, record.resourcesDirectory != nil else { throw Problem.notABundle(record.path.string) }
         self.record = record
-        self.outerRoot = outerRoot
-        bundleRoot = try ScanRoot(path: record.path)
+        self.scope = try scope ?? ScanRoot.fileSystemRoot()
+        guard let bundle = self.scope.relative(record.path) else { throw Problem.notABundle(record.path.string) }
+        self.bundle = bundle
     }
 
     /// What the pattern picked: the absolute path, and the lproj it came from (nil for global).
@@ -63,29 +66,16 @@ public struct ResourceResolver: Sendable {
         return result
     }
 
-    /// The item the pattern picks, or nil when no candidate exists.
+    /// The item the pattern picks, or nil when no candidate exists. A framework that lost its
+    /// `Versions/Current` link has a second resources directory, searched whole after the first.
     public func resolve(_ resourcePath: String, languages: [LanguageTag]) throws(Problem) -> Resolution? {
-        let resources = record.resourcesDirectory ?? .here
-        // The resources directory may itself be a link leaving the bundle (Debian splits GNUstep
-        // bundles between /usr/lib and /usr/share); then lookups are confined to it instead.
-        let base: ScanRoot
-        let prefix: FilePath
-        if bundleRoot.status(resources)?.type == .directory {
-            base = bundleRoot
-            prefix = resources
-        } else if outerRoot.map({ root in
-            root.relative(record.path).flatMap { root.status($0.appending(resources))?.type } == .directory
-        }) ?? true, let outside = try? ScanRoot(path: record.path.appending(resources)) {
-            base = outside
-            prefix = .here
-        } else {
-            return nil
-        }
-        for candidate in try candidates(for: resourcePath, languages: languages) {
-            guard let status = base.status(prefix.appending(candidate.relative)),
-                  status.type == .regular || status.type == .directory
-            else { continue }
-            return Resolution(path: record.path.appending(resources).appending(candidate.relative), localization: candidate.localization)
+        let candidates = try candidates(for: resourcePath, languages: languages)
+        for resources in record.resourceSearchDirectories {
+            for candidate in candidates {
+                let relative = resources.appending(candidate.relative)
+                guard let status = scope.status(bundle.appending(relative)), status.type == .regular || status.type == .directory else { continue }
+                return Resolution(path: record.path.appending(relative), localization: candidate.localization)
+            }
         }
         return nil
     }
