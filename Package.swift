@@ -35,11 +35,17 @@ let package = Package(
         // libfuse 3's low-level API, from Debian's libfuse3-dev through pkg-config.
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .target(name: "CFuseShims", dependencies: ["CFuse"]),
+        // Icon images (BUNDLES.md section 8), from Debian's -dev packages; Docs/dependencies.md says why.
+        .systemLibrary(name: "CIcns", pkgConfig: "libicns", providers: [.apt(["libicns-dev"])]),
+        .systemLibrary(name: "CTiff", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CPng", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
         .target(
             name: "BundleModel", dependencies: ["SystemCalls"],
             // The system package types table, embedded: the binary needs no data file beside it.
             resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
+        // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
+        .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(
@@ -60,7 +66,7 @@ let package = Package(
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "IconImages", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
@@ -85,10 +91,13 @@ let package = Package(
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
-        .target(name: "Fixtures", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Fixtures", dependencies: ["BundleModel", "IconImages", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(
-            name: "BundleModelTests", dependencies: ["BundleModel", "SystemCalls", "Fixtures", "TestSupport"],
+            name: "BundleModelTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IconImagesTests", dependencies: ["CIcns", "Fixtures", "IconImages", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "IndexTests",
@@ -106,7 +115,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",

@@ -51,6 +51,7 @@ struct ShowCommand: ParsableCommand {
                           record.localizationChooser.lprojSearchOrder(for: languages).joined(separator: ", ").nilIfEmpty ?? "-"))
         }
         if let executable = record.executable { lines.append(("Executable", executable.string)) }
+        if let icon = record.icon { lines.append(("Icon", icon.string)) }
         for type in record.documentTypes where !type.extensions.isEmpty || !type.contentTypes.isEmpty {
             lines.append(("Document type", (type.extensions + type.contentTypes).joined(separator: ", ") + (type.isPackage ? " (package)" : "")))
         }

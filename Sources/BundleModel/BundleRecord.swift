@@ -34,6 +34,8 @@ public struct BundleRecord: Sendable, Equatable {
     public var infoPlistStrings: [FileName: [String: String]] = [:]
     /// Absolute path of the executable, when it exists.
     public var executable: FilePath?
+    /// Absolute path of the icon file rule 21 finds (`.icns`, `.tiff`, `.png`), when it exists.
+    public var icon: FilePath?
     public var documentTypes: [DocumentType] = []
     public var typeDeclarations: [TypeDeclaration] = []
     /// The Finder flags word, when Finder info was found.

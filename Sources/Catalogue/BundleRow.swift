@@ -51,6 +51,7 @@ enum BundleRow {
         Column("executable_name", write: { $1.bind($2, $0.info.executable) }),
         Column("executable", write: { $1.bind($2, $0.record.executable?.string) },
                read: { $2.executable = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("icon", write: { $1.bind($2, $0.record.icon?.string) }, read: { $2.icon = ($0[$1] as String?).map { FilePath($0) } }),
         Column("development_region", write: { $1.bind($2, $0.info.developmentRegion) }),
         Column("declared_localizations", write: { $1.bind($2, JSONArrays.encode($0.info.declaredLocalizations)) }),
         Column("localizations", write: { $1.bind($2, JSONArrays.encode($0.record.localizations)) },

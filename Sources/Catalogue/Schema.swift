@@ -128,6 +128,15 @@ enum Schema {
                 DELETE FROM roots;
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // The icon file rule 21 finds. Rebuilt like v3 and v4: older rows never looked for it.
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN icon TEXT;
+                DELETE FROM bundles;
+                DELETE FROM directories;
+                DELETE FROM roots;
+                """)
+        }
         return migrator
     }
 }

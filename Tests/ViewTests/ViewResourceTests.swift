@@ -1,4 +1,5 @@
 import BundleModel
+import Fixtures
 import Foundation
 import SystemCalls
 import Testing
@@ -11,6 +12,10 @@ extension MountedViewTests {
         let fixture = ViewFixture()
 
         @Test func resourcesAreWhatTheSearchPatternPicks() throws {
+            // Links are followed as CFBundle follows them, but never out of SOURCE (rule 12).
+            fixture.tree.symlink("Applications/Chess.app/Contents/Resources/escape", to: "/etc/hostname")
+            fixture.tree.symlink("Applications/Chess.app/Contents/Resources/escape-relative", to: "../../../../../outside-source.txt")
+            TreeWriter(root: fixture.directory.path).text("outside-source.txt", "beside SOURCE, not in it\n")
             let view = try fixture.mount(languages: "de")
             #expect(!(try listing(view.mountPoint)).contains(".bundlefs"), ".bundlefs is reachable, not listed")
             #expect(try listing(view.path(".bundlefs")) == ["by-id", "by-path"])
@@ -18,7 +23,7 @@ extension MountedViewTests {
             #expect(try listing(chess) == ["Contents", "Info.plist", "Resources"])
             let resources = try listing(Paths.join(chess, "Resources"))
             #expect(resources == ["Empty Folder", "InfoPlist.strings", "MainMenu.nib", "Rules.html", "Sounds", "big.bin", "board.png",
-                                  "private.txt", "rules-link.html"], "\(resources)")
+                                  "outside", "private.txt", "rules-link.html"], "\(resources)")
             #expect(!resources.contains("OnlyFrench.txt"), "a resource no chosen localization has is not listed")
             let expectations = [
                 "Rules.html": "Regeln\n", "board.png": "global board\n", "MainMenu.nib": "base nib\n",
@@ -43,8 +48,10 @@ extension MountedViewTests {
             let old = try PropertyListReader.read(try contents(view.path(".bundlefs/by-path/Applications/Old/Chess.app/Info.plist"))).value
             #expect(old.dictionary?["CFBundleVersion"]?.string == "1.0")
             #expect(try contents(view.path(".bundlefs/by-path/Applications/Chess.app/Contents/MacOS/Chess")) == Array("#!/bin/sh\n".utf8))
-            // A symlink out of the bundle is never followed for resolved content.
-            #expect(throws: (any Error).self) { try FileStatus.of(Paths.join(chess, "Resources/outside")) }
+            // A symlink out of the bundle to elsewhere in SOURCE is followed; one out of SOURCE never is.
+            #expect(try contents(Paths.join(chess, "Resources/outside")) == Array("read me\n".utf8))
+            #expect(throws: (any Error).self) { try FileStatus.of(Paths.join(chess, "Resources/escape")) }
+            #expect(throws: (any Error).self) { try FileStatus.of(Paths.join(chess, "Resources/escape-relative")) }
 
             let english = try fixture.mount(languages: "en")
             #expect(try contents(english.path(".bundlefs/by-id/org.example.chess/Resources/Rules.html")) == Array("Rules\n".utf8))

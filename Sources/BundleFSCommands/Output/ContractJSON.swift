@@ -19,6 +19,7 @@ enum ContractJSON {
             ("developmentRegion", .optional(record.developmentRegion)),
             ("localizations", .strings(record.localizations)),
             ("executable", .optional(record.executable?.string)),
+            ("icon", .optional(record.icon?.string)),
             ("errors", .strings(record.errors)),
             ("warnings", .strings(record.warnings)),
             ("layout", .optional(record.layout?.rawValue)),

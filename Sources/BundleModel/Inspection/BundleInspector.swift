@@ -81,6 +81,7 @@ struct Inspection {
             }
             readLocalizations(bundle: directory.relativePath, layout: layout, topListing: listing, into: &record)
             findExecutable(bundle: directory.relativePath, layout: layout, topEntries: directory.entries, into: &record)
+            findIcon(bundle: directory.relativePath, into: &record)
         } else if layout == nil && namedLikeBundle {
             record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")
         }

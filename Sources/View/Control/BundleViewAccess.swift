@@ -30,13 +30,20 @@ extension ViewFileSystem {
             if let strings = record.chosenInfoPlistStringsFile(for: packages.languages) { files.append(strings) }
             let sources = files.flatMap { within(record.path, $0, need: .read, &statuses) }
             return Access.derived(owner: owner, isDirectory: false, from: sources)
-        case let (.resources, .resources(key, subpath)):
+        case let (.icon, .bundle(key)):
+            // Made from the icon file alone, which may lie in another bundle (a claimed document's).
             guard let record = views.record(forView: key), let owner = statuses.status(of: record.path),
-                  let resources = record.resourcesDirectory
+                  let icon = record.icon, let relative = source.relative(icon)
             else { return noAccess }
-            var directories = [resources.appending(subpath)]
-            for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
-                directories.append(resources.appending(FileName(lproj + ".lproj")).appending(subpath))
+            return Access.derived(owner: owner, isDirectory: false, from: within(source.path, relative, need: .read, &statuses))
+        case let (.resources, .resources(key, subpath)):
+            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
+            var directories = [FilePath]()
+            for resources in record.resourceSearchDirectories {
+                directories.append(resources.appending(subpath))
+                for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
+                    directories.append(resources.appending(FileName(lproj + ".lproj")).appending(subpath))
+                }
             }
             let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
             let sources = existing.flatMap { within(record.path, $0, need: .list, &statuses) }

@@ -1,4 +1,5 @@
 import BundleModel
+import IconImages
 import SystemCalls
 
 /// The `.bundlefs` tree (SPEC.md, "Resolved resource views"): `by-id/<identifier>` and
@@ -16,6 +17,7 @@ struct BundleViews: Sendable {
     static let byPath: FileName = "by-path"
     static let infoName: FileName = "Info.plist"
     static let resourcesName: FileName = "Resources"
+    static let iconName: FileName = "Icon.png"
 
     /// Whether a view shows a bundle (with `Info.plist` and `Resources`) rather than a package's
     /// raw contents only.
@@ -41,6 +43,24 @@ struct BundleViews: Sendable {
     func infoBytes(forView key: BundleViewKey) -> [UInt8]? {
         guard let path = bundlePath(forView: key) else { return nil }
         return records.infoBytes(at: path) { PropertyListWriter.xml(.dictionary($0.effectiveInfo(for: packages.languages))) }
+    }
+
+    /// Whether a view offers `Icon.png`: its bundle has an icon file.
+    func hasIcon(_ key: BundleViewKey) -> Bool { showsBundle(key) && record(forView: key)?.icon != nil }
+
+    /// The icon as PNG (rule 22), converted when first asked for and kept with the record. The
+    /// file is opened beneath SOURCE: an icon reached through a link out of it is not shown.
+    func iconBytes(forView key: BundleViewKey, failure: (String) -> Void) -> [UInt8]? {
+        guard showsBundle(key), let path = bundlePath(forView: key) else { return nil }
+        return records.iconBytes(at: path) { record in
+            guard let icon = record.icon, let relative = source.relative(icon) else { return nil }
+            do {
+                return try IconConverter.png(from: try source.open(relative, flags: Descriptor.readOnly))
+            } catch {
+                failure("icon \(icon): \(error)")
+                return nil
+            }
+        }
     }
 
     // MARK: by-id and by-path
@@ -102,21 +122,22 @@ struct BundleViews: Sendable {
     /// Every resource name under `subpath`, lproj level removed: the union of the global
     /// directory and the chosen localizations' ones, each name once, those that resolve.
     func resourceNames(forView key: BundleViewKey, subpath: FilePath) -> [(name: FileName, resource: Resource)] {
-        guard let record = record(forView: key), let resources = record.resourcesDirectory,
-              let bundle = source.relative(record.path)
-        else { return [] }
-        let base = bundle.appending(resources)
-        var directories = [subpath]
-        for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
-            directories.append(FilePath(FileName(lproj + ".lproj")).appending(subpath))
+        guard let record = record(forView: key), let bundle = source.relative(record.path) else { return [] }
+        // Each resources directory's global level, where lprojs are not resources, then its lprojs.
+        var directories: [(path: FilePath, isTop: Bool)] = []
+        for resources in record.resourceSearchDirectories {
+            directories.append((bundle.appending(resources).appending(subpath), subpath.isEmpty))
+            for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
+                directories.append((bundle.appending(resources).appending(FileName(lproj + ".lproj")).appending(subpath), false))
+            }
         }
         var names = Set<FileName>()
-        for directory in directories {
-            guard let handle = try? source.open(base.appending(directory), flags: Descriptor.directoryNoFollowFinal),
+        for (directory, isTop) in directories {
+            guard let handle = try? source.open(directory, flags: Descriptor.directoryNoFollowFinal),
                   let entries = try? handle.listDirectoryTyped()
             else { continue }
             for entry in entries {
-                if directory.isEmpty && entry.name.isLproj { continue }
+                if isTop && entry.name.isLproj { continue }
                 names.insert(entry.name)
             }
         }

@@ -11,6 +11,8 @@ final class RecordCache: Sendable {
         var record: BundleRecord
         /// The effective Info.plist, rendered on first use.
         var infoBytes: [UInt8]?
+        /// The icon as PNG, converted on first use; `.some(nil)` when it could not be.
+        var iconBytes: [UInt8]??
         var lastUse: UInt64
     }
 
@@ -57,6 +59,18 @@ final class RecordCache: Sendable {
         let bytes = render(record)
         state.withLock { state in
             if state.records[path]?.record == record { state.records[path]?.infoBytes = bytes }
+        }
+        return bytes
+    }
+
+    /// The icon of the bundle at `path` as PNG, converted once per record (a changed icon file
+    /// changes the record's stamps, so the record and this are read again).
+    func iconBytes(at path: FilePath, convert: (BundleRecord) -> [UInt8]?) -> [UInt8]? {
+        if let bytes = state.withLock({ $0.records[path]?.iconBytes }) { return bytes }
+        guard let record = record(at: path) else { return nil }
+        let bytes = convert(record)
+        state.withLock { state in
+            if state.records[path]?.record == record { state.records[path]?.iconBytes = .some(bytes) }
         }
         return bytes
     }

@@ -82,9 +82,9 @@ extension ViewFileSystem {
             return (Attributes.of(status), timeout)
         case .package:
             return (try packageAttributes(try realPath(id), expecting: node), timeout)
-        case .info:
-            let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) ?? []
-            return (synthesizedAttributes(.info, detail: node.detail, size: bytes.count), timeout)
+        case .info, .icon:
+            guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
+            return (synthesizedAttributes(node.kind, detail: node.detail, size: bytes.count), timeout)
         case .bundleView:
             guard let key = node.detail.bundleView, views.bundlePath(forView: key) != nil else { throw .notFound }
             return (synthesizedAttributes(.bundleView, detail: node.detail, size: 0), timeout)
@@ -95,7 +95,7 @@ extension ViewFileSystem {
 
     /// The attributes of a synthesized item, with the access its sources allow.
     func synthesizedAttributes(_ kind: NodeKind, detail: SyntheticDetail, size: Int) -> stat {
-        Attributes.synthesized(.synthesized(kind, detail: detail), isDirectory: kind != .info, size: size,
+        Attributes.synthesized(.synthesized(kind, detail: detail), isDirectory: !Self.isSyntheticFile(kind), size: size,
                                access: access(of: kind, detail: detail), root: rootStatus)
     }
 

@@ -52,11 +52,14 @@ extension ViewFileSystem {
             guard views.showsBundle(key) else {
                 return DirectorySnapshot(items: try rawItems(bundle, excluding: []), path: bundle, childKind: .raw)
             }
-            let reserved = [BundleViews.infoName, BundleViews.resourcesName]
-            let synthesized = [
+            let hasIcon = views.hasIcon(key)
+            let reserved = [BundleViews.infoName, BundleViews.resourcesName] + (hasIcon ? [BundleViews.iconName] : [])
+            var synthesized = [
                 Self.item(BundleViews.infoName, .synthesized(.info, detail: .bundle(key))),
                 Self.item(BundleViews.resourcesName, .synthesized(.resources, detail: .resources(key, subpath: .here))),
             ]
+            // Listed from the record alone: the icon is converted only when looked up or read.
+            if hasIcon { synthesized.append(Self.item(BundleViews.iconName, .synthesized(.icon, detail: .bundle(key)))) }
             return DirectorySnapshot(items: synthesized + (try rawItems(bundle, excluding: reserved)), path: bundle, childKind: .raw)
         case .control:
             let items = [
@@ -87,14 +90,14 @@ extension ViewFileSystem {
                 }
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
-        case .package, .info:
+        case .package, .info, .icon:
             throw ViewError(code: ENOTDIR)
         }
     }
 
     /// A synthesized entry, with the inode number its attributes will show.
     private static func item(_ name: FileName, _ identity: NodeIdentity) -> DirectorySnapshot.Item {
-        let isDirectory: Bool = if case .synthesized(.info, _) = identity { false } else { true }
+        let isDirectory: Bool = if case let .synthesized(kind, _) = identity, isSyntheticFile(kind) { false } else { true }
         return DirectorySnapshot.Item(name: name, type: isDirectory ? .directory : .regular, inode: Attributes.syntheticInode(identity))
     }
 

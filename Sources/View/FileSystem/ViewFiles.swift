@@ -50,8 +50,8 @@ extension ViewFileSystem {
             }
             return OpenAnswer(handle: handles.add(.package(PackageHandle(layout: layout, path: path, node: id))),
                               keepCache: previous == layout.serial, directIO: false)
-        case .info:
-            guard let bytes = node.detail.bundleView.flatMap(views.infoBytes(forView:)) else { throw .notFound }
+        case .info, .icon:
+            guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
             return OpenAnswer(handle: handles.add(.bytes(bytes)), keepCache: false, directIO: true)
         case .control, .byID, .byPath, .bundleView, .resources:
             throw ViewError(code: EISDIR)

@@ -34,6 +34,10 @@ extension ViewFileSystem {
             if name == BundleViews.resourcesName, views.showsBundle(key) {
                 return synthesized(.resources, detail: .resources(key, subpath: .here), parent: parent, name: name)
             }
+            if name == BundleViews.iconName, views.hasIcon(key) {
+                guard syntheticBytes(.icon, detail: .bundle(key)) != nil else { return .negative(timeout: timeouts.synthesized) }
+                return synthesized(.icon, detail: .bundle(key), parent: parent, name: name)
+            }
             return try lookUpRaw(name, parent: parent, base: bundle)
         case .control:
             switch name {
@@ -64,7 +68,7 @@ extension ViewFileSystem {
             case nil:
                 return .negative(timeout: timeouts.synthesized)
             }
-        case .package, .info:
+        case .package, .info, .icon:
             throw ViewError(code: ENOTDIR)
         }
     }
@@ -126,7 +130,7 @@ extension ViewFileSystem {
 
     private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName) -> EntryAnswer {
         let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
-        let size = kind == .info ? detail.bundleView.flatMap(views.infoBytes(forView:))?.count ?? 0 : 0
+        let size = Self.isSyntheticFile(kind) ? syntheticBytes(kind, detail: detail)?.count ?? 0 : 0
         return EntryAnswer(id: id, generation: generation, attributes: synthesizedAttributes(kind, detail: detail, size: size), timeout: timeouts.synthesized)
     }
 }

@@ -19,6 +19,8 @@ enum NodeKind: UInt8, Sendable {
     case bundleView
     /// A bundle view's effective `Info.plist`.
     case info
+    /// A bundle view's `Icon.png`: its icon file converted (rule 22).
+    case icon
     /// A bundle view's `Resources` (or a directory within it): resolved resources.
     case resources
 

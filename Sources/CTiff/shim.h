@@ -1,0 +1,2 @@
+// libtiff (Debian's libtiff-dev): GNUstep's .tiff icons, several images per file.
+#include <tiffio.h>
