@@ -74,11 +74,11 @@ enum BundleReading {
         let canonical: FilePath
         do { canonical = try Indexer.canonicalRoot(absolutePath(path)) } catch { throw UserError("\(error)") }
         // Claims come from the catalogue when there is one; without it, no extension is claimed.
-        let claimed = (try? Catalogue(path: common.catalogueFile, mode: .readOnly).claimedExtensions()) ?? []
+        let claimed = (try? Catalogue(path: common.catalogueFile, mode: .readOnly).claimedTypes()) ?? ClaimedTypes()
         let root = try ScanRoot.fileSystemRoot()
         let directory: DirectoryContext
         do { directory = try DirectoryContext.open(canonical, in: root) } catch { throw UserError("\(path): \(error)") }
-        guard let record = BundleInspector(root: root, settings: InspectionSettings(claimedExtensions: claimed)).inspect(directory) else {
+        guard let record = BundleInspector(root: root, settings: InspectionSettings(claimed: claimed)).inspect(directory) else {
             throw UserError("\(path) is neither a bundle nor a package")
         }
         return record

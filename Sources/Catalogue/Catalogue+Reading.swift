@@ -184,6 +184,14 @@ extension Catalogue {
         try read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT extension FROM claims")) }
     }
 
+    /// The claims as inspection uses them: the recorded extensions, with the icons their
+    /// applications' document types name (derived again from the applications' rows).
+    public func claimedTypes() throws -> ClaimedTypes {
+        let extensions = try claimedExtensions()
+        let claims = ClaimResolver.claims(of: try claimSources()).filter { extensions.contains($0.ext) }
+        return ClaimedTypes(extensions: extensions, icons: ClaimedTypes(claims: claims).icons)
+    }
+
     /// Directories under a root whose extension is one of these.
     public func directories(withExtensions extensions: Set<String>, under root: FilePath) throws -> [FilePath] {
         guard !extensions.isEmpty else { return [] }

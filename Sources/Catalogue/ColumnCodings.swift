@@ -103,6 +103,7 @@ enum DocumentTypeCoding {
             .object([
                 ("name", .optional(type.name)), ("role", .optional(type.role)), ("extensions", .strings(type.extensions)),
                 ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage)),
+                ("iconFile", .optional(type.iconFile)), ("iconPath", .optional(type.iconPath?.string)),
             ])
         }).serialized()
     }
@@ -114,7 +115,8 @@ enum DocumentTypeCoding {
                 name: entry["name"]?.stringValue, role: entry["role"]?.stringValue,
                 extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 contentTypes: entry["contentTypes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                isPackage: entry["isPackage"] == .bool(true))
+                isPackage: entry["isPackage"] == .bool(true),
+                iconFile: entry["iconFile"]?.stringValue, iconPath: entry["iconPath"]?.stringValue.map { FilePath($0) })
         }
     }
 }

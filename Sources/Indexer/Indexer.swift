@@ -60,7 +60,7 @@ public struct Indexer: Sendable {
         let root = try ScanRoot(path: rootPath)
         let known = try catalogue.knownTree(under: rootPath)
         var scanOptions = options
-        scanOptions.settings.claimedExtensions = try catalogue.claimedExtensions()
+        scanOptions.settings.claimed = try catalogue.claimedTypes()
 
         let scanner = TreeScanner(root: root, known: known, options: scanOptions, progress: progress)
         let sink = CatalogueSink(catalogue: catalogue)
@@ -72,7 +72,7 @@ public struct Indexer: Sendable {
         try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
 
         var summary = IndexSummary(root: rootPath)
-        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimedExtensions, rootHint: root).claimed.sorted()
+        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimed, rootHint: root).claimed.extensions.sorted()
         try catalogue.recordRoot(rootPath, indexedAt: Double(Clocks.wallNanoseconds()) / 1e9)
 
         let counts = try catalogue.counts(under: rootPath)
@@ -91,25 +91,25 @@ public struct Indexer: Sendable {
 
     /// What reconciling claims found: the claimed extensions, and the catalogue changes it made.
     public struct ClaimsReconciliation: Sendable {
-        public var claimed: Set<String>
+        public var claimed: ClaimedTypes
         public var changes: [ScanEvent]
     }
 
     /// Recomputes package claims from every catalogued application (rule 14) and re-reads the
     /// directories whose package status the change affects, wherever they are catalogued.
     @discardableResult
-    public func reconcileClaims(previouslyClaimed: Set<String>, rootHint: ScanRoot) throws -> ClaimsReconciliation {
+    public func reconcileClaims(previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation {
         let claims = ClaimResolver.claims(of: try catalogue.claimSources())
         try catalogue.replaceClaims(claims)
-        let claimed = Set(claims.map(\.ext))
-        let changed = claimed.symmetricDifference(previouslyClaimed)
+        let claimed = ClaimedTypes(claims: claims)
+        let changed = claimed.changedExtensions(since: previouslyClaimed)
         guard !changed.isEmpty else { return ClaimsReconciliation(claimed: claimed, changes: []) }
         var affected = Set(try catalogue.directories(withExtensions: changed, under: .root))
         affected.formUnion(try catalogue.claimedPackages(under: .root).filter { path in
-            path.lastComponent.lowercasedExtension.map { !claimed.contains($0) } ?? true
+            path.lastComponent.lowercasedExtension.map { !claimed.extensions.contains($0) } ?? true
         })
         var settings = options.settings
-        settings.claimedExtensions = claimed
+        settings.claimed = claimed
         var events: [ScanEvent] = []
         let roots = try catalogue.indexedRoots() + [rootHint.path]
         var scanners: [FilePath: TreeScanner] = [:]

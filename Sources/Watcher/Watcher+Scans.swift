@@ -14,7 +14,7 @@ final class CollectingSink: ScanSink, @unchecked Sendable {
 extension Watcher {
     var scanOptions: ScanOptions {
         var options = options
-        options.settings.claimedExtensions = claimed
+        options.settings.claimed = claimed
         options.watchDirectory = installer.hook
         return options
     }
@@ -31,7 +31,7 @@ extension Watcher {
             try rebuildTree(root: root)
             try verifyBundles(root: root)
         }
-        claimed = try catalogue.claimedExtensions()
+        claimed = try catalogue.claimedTypes()
         // The index wrote straight to the catalogue: whoever presents it reloads (the first
         // time, it loads once the watcher is ready).
         pendingUpdate = CatalogueUpdate()

@@ -39,7 +39,7 @@ public final class Watcher: @unchecked Sendable {
     let tree = DirectoryTree()
     let lock: FileLock
     var scanRoots: [FilePath: ScanRoot] = [:]
-    var claimed: Set<String> = []
+    var claimed = ClaimedTypes()
     var status: WatchStatus
 
     private let stopRequested = Atomic<Bool>(false)
@@ -101,7 +101,7 @@ public final class Watcher: @unchecked Sendable {
             tree.addRoot(root)
             scanRoots[root] = try ScanRoot(path: root)
         }
-        claimed = (try? catalogue.claimedExtensions()) ?? []
+        claimed = (try? catalogue.claimedTypes()) ?? ClaimedTypes()
         reader.start()
         defer { reader.stop() }
         let started = Self.now()

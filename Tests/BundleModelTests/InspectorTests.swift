@@ -11,7 +11,7 @@ import TestSupport
 func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = []) throws -> BundleRecord? {
     let root = try ScanRoot(path: tree.root)
     let directory = try DirectoryContext.open(tree.path(relative), in: root)
-    return BundleInspector(root: root, settings: InspectionSettings(claimedExtensions: claimed)).inspect(directory)
+    return BundleInspector(root: root, settings: InspectionSettings(claimed: ClaimedTypes(extensions: claimed))).inspect(directory)
 }
 
 @Suite struct InspectorTests {

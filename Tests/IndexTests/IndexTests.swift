@@ -122,6 +122,33 @@ import TestSupport
         #expect(try fixture.dump() == (try fixture.freshDump()))
     }
 
+    // Rule 21: a claimed document package shows the claiming type's CFBundleTypeIconFile, and
+    // follows the application when its document type names another icon.
+    @Test func claimedDocumentsShowTheClaimingTypesIcon() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.text("Documents/Doc.pkgdoc/index.xml", "<doc/>")
+        func writeEditor(icon: String) {
+            fixture.tree.macApp("Apps/Editor.app", identifier: "com.example.editor", info: [
+                "CFBundleDocumentTypes": .array([.dictionary([
+                    "CFBundleTypeExtensions": .array([.string("pkgdoc")]), "LSTypeIsPackage": .bool(true),
+                    "CFBundleTypeIconFile": .string(icon)])]),
+            ])
+        }
+        writeEditor(icon: "PackageDocument")
+        fixture.tree.file("Apps/Editor.app/Contents/Resources/PackageDocument.icns", IconFixtures.packedIcns(IconFixtures.gradient(side: 128)))
+        fixture.tree.file("Apps/Editor.app/Contents/Resources/Other.icns", IconFixtures.packedIcns(IconFixtures.gradient(side: 128)))
+        try fixture.index()
+        let doc = try #require(try fixture.catalogue.bundle(atPath: fixture.tree.path("Documents/Doc.pkgdoc")))
+        #expect(doc.record.icon == FilePath(fixture.tree.path("Apps/Editor.app/Contents/Resources/PackageDocument.icns")))
+        #expect(try fixture.dump() == (try fixture.freshDump()))
+
+        writeEditor(icon: "Other.icns")
+        try fixture.index()
+        let changed = try #require(try fixture.catalogue.bundle(atPath: fixture.tree.path("Documents/Doc.pkgdoc")))
+        #expect(changed.record.icon == FilePath(fixture.tree.path("Apps/Editor.app/Contents/Resources/Other.icns")))
+        #expect(try fixture.dump() == (try fixture.freshDump()))
+    }
+
     @Test func claimsThroughTypeDeclarationsOfAnotherApp() throws {
         let fixture = try IndexFixture()
         fixture.tree.text("Docs/Report.bdoc/data", "x")

@@ -29,6 +29,14 @@ extension MountedViewTests {
             tree.macApp("Icons/Outside.app", identifier: "org.example.outside", info: ["CFBundleIconFile": .string("Out.icns")])
             tree.symlink("Icons/Outside.app/Contents/Resources/Out.icns", to: fixture.directory.appending("outside.icns"))
             writeFile(fixture.directory.appending("outside.icns"), IconFixtures.packedIcns(IconFixtures.gradient(side: 128)))
+            // A document package claimed by an application shows the claiming type's icon.
+            tree.macApp("Icons/Editor.app", identifier: "org.example.editor", info: [
+                "CFBundleDocumentTypes": .array([.dictionary([
+                    "CFBundleTypeExtensions": .array([.string("plandoc")]), "LSTypeIsPackage": .bool(true),
+                    "CFBundleTypeIconFile": .string("PlanDocument")])]),
+            ])
+            tree.file("Icons/Editor.app/Contents/Resources/PlanDocument.icns", IconFixtures.tiff([IconFixtures.gradient(side: 40)]))
+            tree.text("Icons/Plan.plandoc/contents.xml", "<plan/>\n")
         }
 
         func icon(_ view: MountedView, _ identifier: String) throws -> RGBAImage {
@@ -54,6 +62,11 @@ extension MountedViewTests {
             // `file` agrees it is a PNG.
             let file = try Subprocess.run("/usr/bin/file", ["-b", view.path(".bundlefs/by-id/org.example.mac/Icon.png")])
             #expect(file.standardOutput.hasPrefix("PNG image data, 512 x 512"), "\(file)")
+            // A claimed document package's view: its raw contents and the claiming type's icon.
+            let plan = view.path(".bundlefs/by-path/Icons/Plan.plandoc")
+            #expect(try listing(plan) == ["Icon.png", "contents.xml"])
+            let planIcon = try PNGCodec.decode(try contents(Paths.join(plan, "Icon.png")))
+            #expect(planIcon.width == 40 && planIcon.pixel(x: 39, y: 39) == (255, 255, 0x40, 255))
             // The same icon by path.
             #expect(try contents(view.path(".bundlefs/by-path/Icons/Mac.app/Icon.png")) == contents(view.path(".bundlefs/by-id/org.example.mac/Icon.png")))
         }

@@ -1,7 +1,7 @@
 public import SystemCalls
 
 /// One entry of an application's CFBundleDocumentTypes.
-public struct DocumentType: Sendable, Hashable, Codable {
+public struct DocumentType: Sendable, Hashable {
     public var name: String?
     public var role: String?
     /// Lower-cased extensions from CFBundleTypeExtensions, without `*` and leading dots.
@@ -10,13 +10,20 @@ public struct DocumentType: Sendable, Hashable, Codable {
     public var contentTypes: [String]
     /// LSTypeIsPackage (true, 1, YES, true all count).
     public var isPackage: Bool
+    /// CFBundleTypeIconFile as written, and the file it names in the application, when found
+    /// (rule 21: a claimed document package shows this icon).
+    public var iconFile: String?
+    public var iconPath: FilePath?
 
-    public init(name: String? = nil, role: String? = nil, extensions: [String], contentTypes: [String] = [], isPackage: Bool) {
+    public init(name: String? = nil, role: String? = nil, extensions: [String], contentTypes: [String] = [], isPackage: Bool,
+                iconFile: String? = nil, iconPath: FilePath? = nil) {
         self.name = name
         self.role = role
         self.extensions = extensions
         self.contentTypes = contentTypes
         self.isPackage = isPackage
+        self.iconFile = iconFile
+        self.iconPath = iconPath
     }
 
     /// The entries of CFBundleDocumentTypes; malformed entries are skipped.
@@ -28,7 +35,8 @@ public struct DocumentType: Sendable, Hashable, Codable {
                 role: dictionary["CFBundleTypeRole"]?.string,
                 extensions: normalizedExtensions(dictionary["CFBundleTypeExtensions"]?.stringList ?? []),
                 contentTypes: dictionary["LSItemContentTypes"]?.stringList ?? [],
-                isPackage: dictionary["LSTypeIsPackage"]?.isTruthy ?? false)
+                isPackage: dictionary["LSTypeIsPackage"]?.isTruthy ?? false,
+                iconFile: dictionary["CFBundleTypeIconFile"]?.string.flatMap { $0.isEmpty ? nil : $0 })
         }
     }
 
@@ -84,11 +92,14 @@ public struct PackageClaim: Sendable, Hashable {
     /// nil when claimed through CFBundleTypeExtensions with LSTypeIsPackage; else the type
     /// identifier whose declaration conforms to `com.apple.package`.
     public var contentType: String?
+    /// The claiming document type's icon file, when the application has it.
+    public var icon: FilePath?
 
-    public init(applicationPath: FilePath, ext: String, contentType: String?) {
+    public init(applicationPath: FilePath, ext: String, contentType: String?, icon: FilePath? = nil) {
         self.applicationPath = applicationPath
         self.ext = ext
         self.contentType = contentType
+        self.icon = icon
     }
 }
 
@@ -116,13 +127,13 @@ public enum ClaimResolver {
             for documentType in application.documentTypes {
                 if documentType.isPackage {
                     for ext in documentType.extensions {
-                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil))
+                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil, icon: documentType.iconPath))
                     }
                 }
                 for contentType in documentType.contentTypes where conformance.conformsToPackage(contentType) {
                     for declaration in conformance.declarations[contentType.lowercased()] ?? [] {
                         for ext in declaration.extensions {
-                            claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType))
+                            claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType, icon: documentType.iconPath))
                         }
                     }
                 }

@@ -89,7 +89,10 @@ struct Inspection {
         record.kind = BundleKind.kind(packageType: infoDictionary.packageType, lowercasedExtension: ext, isBundle: record.isBundle)
         if record.isApplication {
             record.documentTypes = DocumentType.parse(infoDictionary)
+            findDocumentIcons(bundle: directory.relativePath, into: &record)
         }
+        // A claimed document package shows the claiming type's icon (rule 21).
+        if !record.isBundle, record.packageReasons.contains(.claimed), let ext { record.icon = settings.claimed.icons[ext] }
         record.typeDeclarations = TypeDeclaration.parse(infoDictionary)
         record.stamps.sort { $0.path < $1.path }
         return record

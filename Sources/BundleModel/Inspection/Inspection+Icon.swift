@@ -21,6 +21,19 @@ extension Inspection {
         }
     }
 
+    /// Each document type's CFBundleTypeIconFile, found as CFBundleIconFile is.
+    func findDocumentIcons(bundle: FilePath, into record: inout BundleRecord) {
+        for index in record.documentTypes.indices {
+            guard let file = record.documentTypes[index].iconFile else { continue }
+            let names = FileName(file).lowercasedExtension == nil ? [file + ".icns", file] : [file]
+            for name in names {
+                guard let found = resolveResource(name, bundle: bundle, record: record) else { continue }
+                record.documentTypes[index].iconPath = record.path.appending(found)
+                break
+            }
+        }
+    }
+
     /// The bundle search pattern for the development region (an icon does not depend on the
     /// user's languages in practice): the first regular file, relative to the bundle.
     private func resolveResource(_ name: String, bundle: FilePath, record: BundleRecord) -> FilePath? {

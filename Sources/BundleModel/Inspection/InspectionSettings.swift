@@ -1,19 +1,20 @@
 /// What inspection needs to know beyond the directory itself.
 public struct InspectionSettings: Sendable {
     public var rules: PackageRules
-    /// Extensions some catalogued application claims as package types (rule 14).
-    public var claimedExtensions: Set<String>
+    /// Extensions some catalogued application claims as package types (rule 14), and their icons.
+    public var claimed: ClaimedTypes
+    public var claimedExtensions: Set<String> { claimed.extensions }
     /// An Info file larger than this is an error, not a read (a 64 MB "Info.plist" must not hang).
     public var infoFileLimit: Int
     /// The same for InfoPlist.strings and `.localized` strings files.
     public var stringsFileLimit: Int
 
     public init(
-        rules: PackageRules = .standard, claimedExtensions: Set<String> = [],
+        rules: PackageRules = .standard, claimed: ClaimedTypes = ClaimedTypes(),
         infoFileLimit: Int = 8 << 20, stringsFileLimit: Int = 4 << 20
     ) {
         self.rules = rules
-        self.claimedExtensions = claimedExtensions
+        self.claimed = claimed
         self.infoFileLimit = infoFileLimit
         self.stringsFileLimit = stringsFileLimit
     }

@@ -45,13 +45,13 @@ struct BundleViews: Sendable {
         return records.infoBytes(at: path) { PropertyListWriter.xml(.dictionary($0.effectiveInfo(for: packages.languages))) }
     }
 
-    /// Whether a view offers `Icon.png`: its bundle has an icon file.
-    func hasIcon(_ key: BundleViewKey) -> Bool { showsBundle(key) && record(forView: key)?.icon != nil }
+    /// Whether a view offers `Icon.png`: its bundle (or claimed document package) has an icon file.
+    func hasIcon(_ key: BundleViewKey) -> Bool { record(forView: key)?.icon != nil }
 
     /// The icon as PNG (rule 22), converted when first asked for and kept with the record. The
     /// file is opened beneath SOURCE: an icon reached through a link out of it is not shown.
     func iconBytes(forView key: BundleViewKey, failure: (String) -> Void) -> [UInt8]? {
-        guard showsBundle(key), let path = bundlePath(forView: key) else { return nil }
+        guard let path = bundlePath(forView: key) else { return nil }
         return records.iconBytes(at: path) { record in
             guard let icon = record.icon, let relative = source.relative(icon) else { return nil }
             do {

@@ -49,17 +49,17 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
         case .bundleView:
             guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
+            // Listed from the record alone: the icon is converted only when looked up or read.
+            let icon = views.hasIcon(key) ? [Self.item(BundleViews.iconName, .synthesized(.icon, detail: .bundle(key)))] : []
             guard views.showsBundle(key) else {
-                return DirectorySnapshot(items: try rawItems(bundle, excluding: []), path: bundle, childKind: .raw)
+                let reserved = icon.isEmpty ? [] : [BundleViews.iconName]
+                return DirectorySnapshot(items: icon + (try rawItems(bundle, excluding: reserved)), path: bundle, childKind: .raw)
             }
-            let hasIcon = views.hasIcon(key)
-            let reserved = [BundleViews.infoName, BundleViews.resourcesName] + (hasIcon ? [BundleViews.iconName] : [])
-            var synthesized = [
+            let reserved = [BundleViews.infoName, BundleViews.resourcesName] + (icon.isEmpty ? [] : [BundleViews.iconName])
+            let synthesized = [
                 Self.item(BundleViews.infoName, .synthesized(.info, detail: .bundle(key))),
                 Self.item(BundleViews.resourcesName, .synthesized(.resources, detail: .resources(key, subpath: .here))),
-            ]
-            // Listed from the record alone: the icon is converted only when looked up or read.
-            if hasIcon { synthesized.append(Self.item(BundleViews.iconName, .synthesized(.icon, detail: .bundle(key)))) }
+            ] + icon
             return DirectorySnapshot(items: synthesized + (try rawItems(bundle, excluding: reserved)), path: bundle, childKind: .raw)
         case .control:
             let items = [
