@@ -75,6 +75,7 @@ demo: deps
 	show 'getfattr -d Applications/Schach'; \
 	show 'ls .bundlefs/by-id/org.example.Chess .bundlefs/by-id/org.example.Chess/Resources'; \
 	show 'grep -A1 CFBundleDisplayName .bundlefs/by-id/org.example.Chess/Info.plist'; \
+	show 'file .bundlefs/by-id/org.example.Chess/Icon.png .bundlefs/by-id/org.example.Terminal/Icon.png .bundlefs/by-path/Documents/Plan.pkgdoc/Icon.png'; \
 	show 'ls Applications/Chess.app/Contents'; \
 	printf '\n$$ fusermount3 -u %s\n' "$$mnt"
 

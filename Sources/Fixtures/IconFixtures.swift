@@ -18,6 +18,21 @@ public enum IconFixtures {
         return RGBAImage(width: side, height: side, pixels: pixels)!
     }
 
+    /// A disc of one colour on a transparent square: few colours, so it packs small (the sample
+    /// tree's icons).
+    public static func disc(side: Int, red: UInt8, green: UInt8, blue: UInt8) -> RGBAImage {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(side * side * 4)
+        let centre = Double(side - 1) / 2, radius = Double(side) / 2 - 1
+        for y in 0..<side {
+            for x in 0..<side {
+                let inside = (Double(x) - centre) * (Double(x) - centre) + (Double(y) - centre) * (Double(y) - centre) <= radius * radius
+                pixels += inside ? [red, green, blue, 255] : [0, 0, 0, 0]
+            }
+        }
+        return RGBAImage(width: side, height: side, pixels: pixels)!
+    }
+
     public static func png(_ image: RGBAImage) -> [UInt8] {
         // Encoding our own, well-formed images cannot fail.
         (try? PNGCodec.encode(image)) ?? []
@@ -30,6 +45,18 @@ public enum IconFixtures {
             body += Array(member.type.utf8) + bigEndian(UInt32(8 + member.data.count)) + member.data
         }
         return Array("icns".utf8) + bigEndian(UInt32(8 + body.count)) + body
+    }
+
+    /// The members of an `.icns` this module wrote, to combine them with others.
+    public static func icnsMembers(_ icns: [UInt8]) -> [(type: String, data: [UInt8])] {
+        var members: [(type: String, data: [UInt8])] = []
+        var offset = 8
+        while offset + 8 <= icns.count {
+            let length = icns[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
+            members.append((String(decoding: icns[offset..<offset + 4], as: UTF8.self), Array(icns[offset + 8..<offset + length])))
+            offset += length
+        }
+        return members
     }
 
     /// An `.icns` holding only the old 128×128 members: `it32` (RLE-packed RGB) and `t8mk` (alpha).

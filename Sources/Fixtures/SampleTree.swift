@@ -26,8 +26,12 @@ public enum SampleTree {
             "CFBundleDisplayName": .string("Chess"), "CFBundleName": .string("Chess"),
             "CFBundleVersion": .string("2.1.0b7"), "CFBundleShortVersionString": .string("2.1"),
             "CFBundleDevelopmentRegion": .string("en"), "LSHasLocalizedDisplayName": .bool(true),
-            "NSHumanReadableCopyright": .string("© 2026 bundlefs sample"),
+            "NSHumanReadableCopyright": .string("© 2026 bundlefs sample"), "CFBundleIconFile": .string("Chess"),
         ], localizedStrings: ["de": ["CFBundleDisplayName": "Schach"]], stringsEncoding: .utf16LittleEndianWithBOM)
+        // BUNDLES.md 8: an .icns with a 256-pixel PNG member and the old 128-pixel RLE pair.
+        tree.file("Applications/Chess.app/Contents/Resources/Chess.icns", IconFixtures.icns([
+            ("ic08", IconFixtures.png(IconFixtures.disc(side: 256, red: 0x8B, green: 0x45, blue: 0x13))),
+        ] + IconFixtures.icnsMembers(IconFixtures.packedIcns(IconFixtures.disc(side: 128, red: 0x8B, green: 0x45, blue: 0x13)))))
         tree.strings("Applications/Chess.app/Contents/Resources/fr.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Échecs"], as: .binaryPlist)
         tree.strings("Applications/Chess.app/Contents/Resources/en.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Chess"], as: .utf8WithBOM)
         tree.strings("Applications/Chess.app/Contents/Resources/en_GB.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Chess"], as: .utf16BigEndianWithBOM)
@@ -59,8 +63,11 @@ public enum SampleTree {
         tree.gnustepApp("Applications/Terminal.app", info: [
             "CFBundleIdentifier": .string("org.example.Terminal"), "NSExecutable": .string("Terminal"),
             "ApplicationName": .string("Terminal"), "ApplicationRelease": .string("0.9.9"), "CFBundleVersion": .string("0.9.9"),
-            "CFBundleDevelopmentRegion": .string("English"),
+            "CFBundleDevelopmentRegion": .string("English"), "NSIcon": .string("Terminal.tiff"),
         ], lprojs: ["English", "German", "French"])
+        tree.file("Applications/Terminal.app/Resources/Terminal.tiff", IconFixtures.tiff([
+            IconFixtures.disc(side: 24, red: 0x20, green: 0x20, blue: 0x20), IconFixtures.disc(side: 48, red: 0x20, green: 0x20, blue: 0x20),
+        ]))
         tree.strings("Applications/Terminal.app/Resources/German.lproj/Localizable.strings", ["Close": "Schließen", "Quit": "Beenden"], as: .latin1)
         tree.strings("Applications/Terminal.app/Resources/German.lproj/InfoPlist.strings", ["CFBundleName": "Terminal"], as: .utf16LittleEndianNoBOM)
 
@@ -70,7 +77,8 @@ public enum SampleTree {
             "CFBundleName": .string("Editor"),
             "CFBundleDocumentTypes": .array([
                 .dictionary(["CFBundleTypeName": .string("Package Document"), "CFBundleTypeExtensions": .array([.string("pkgdoc")]),
-                             "LSTypeIsPackage": .bool(true), "CFBundleTypeRole": .string("Editor")]),
+                             "LSTypeIsPackage": .bool(true), "CFBundleTypeRole": .string("Editor"),
+                             "CFBundleTypeIconFile": .string("PackageDocument")]),
                 .dictionary(["CFBundleTypeName": .string("Sketch"), "LSItemContentTypes": .array([.string("org.example.sketch")])]),
             ]),
             "UTExportedTypeDeclarations": .array([.dictionary([
@@ -78,6 +86,8 @@ public enum SampleTree {
                 "UTTypeTagSpecification": .dictionary(["public.filename-extension": .array([.string("sketch")])]),
             ])]),
         ], localizedStrings: ["de": ["CFBundleDisplayName": "Editor (de)"]], stringsEncoding: .macRoman)
+        tree.file("Applications/Editor.app/Contents/Resources/PackageDocument.icns",
+                  IconFixtures.packedIcns(IconFixtures.disc(side: 128, red: 0x1E, green: 0x90, blue: 0xFF)))
         tree.plist("Applications/Editor.app/Contents/PlugIns/Share.appex/Contents/Info.plist", .dictionary([
             "CFBundleIdentifier": .string("org.example.Editor.Share"), "CFBundlePackageType": .string("XPC!"),
         ]), format: .binary)
@@ -110,7 +120,12 @@ public enum SampleTree {
         ]))
         tree.plist("Library/Mobile/Pocket.app/Info.plist", .dictionary([
             "CFBundleIdentifier": .string("org.example.Pocket"), "CFBundleExecutable": .string("Pocket"),
+            "CFBundleIcons": .dictionary(["CFBundlePrimaryIcon": .dictionary(["CFBundleIconFiles": .array([.string("AppIcon60x60")])])]),
         ]), format: .binary)
+        // BUNDLES.md 8: the largest of an iOS icon's variants.
+        for (suffix, side) in [("", 60), ("@2x", 120), ("@3x", 180)] {
+            tree.file("Library/Mobile/Pocket.app/AppIcon60x60\(suffix).png", IconFixtures.png(IconFixtures.disc(side: side, red: 0x33, green: 0xAA, blue: 0x55)))
+        }
         tree.text("Library/Mobile/Pocket.app/Pocket", "#!/bin/sh\n", mode: 0o755)
     }
 
