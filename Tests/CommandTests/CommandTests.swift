@@ -44,7 +44,7 @@ import TestSupport
         #expect(array.count == 4) // both Chess versions, Mail and Kit
         let chess = try #require(array.first { $0["path"]?.stringValue == tree.path("Applications/Chess.app") })
         for field in ["path", "identifier", "kind", "isPackage", "packageReasons", "isBundle", "name", "displayName", "version",
-                      "shortVersion", "developmentRegion", "localizations", "executable", "errors"] {
+                      "shortVersion", "developmentRegion", "localizations", "executable", "icon", "errors"] {
             #expect(chess[field] != nil, "missing \(field)")
         }
         #expect(chess["displayName"] == .string("Schach"))
@@ -72,6 +72,48 @@ import TestSupport
         #expect(resolve.standardOutput == tree.path("Applications/Chess.app/Contents/Resources/de.lproj/board.png") + "\n")
         let english = try bundlefs("resolve", tree.path("Applications/Chess.app"), "board.png", environment: ["LANG": "ja_JP.UTF-8"])
         #expect(english.standardOutput.hasSuffix("en.lproj/board.png\n"))
+    }
+
+    // Rule 12 on Debian's layout: Resources (one app) or each resource (another) linked from
+    // /usr/lib into /usr/share, relative and absolute. `show` lists what `resolve` finds.
+    @Test func showAndResolveAgreeOnDebiansLinkedLayout() throws {
+        let share = "usr/share/GNUstep/Applications"
+        tree.plist("\(share)/Cenon.app/Resources/Info-gnustep.plist", .dictionary([
+            "CFBundleIdentifier": .string("vhf.Cenon"), "NSExecutable": .string("Cenon"), "NSIcon": .string("Cenon.tiff")]), format: .openStep)
+        tree.file("\(share)/Cenon.app/Resources/Cenon.tiff", IconFixtures.tiff([IconFixtures.gradient(side: 32)]))
+        for (lproj, word) in [("English", "Open"), ("German", "Öffnen")] {
+            tree.strings("\(share)/Cenon.app/Resources/\(lproj).lproj/Localizable.strings", ["Open": word])
+        }
+        tree.text("usr/lib/GNUstep/Applications/Cenon.app/Cenon", "elf")
+        tree.symlink("usr/lib/GNUstep/Applications/Cenon.app/Resources", to: "../../../../share/GNUstep/Applications/Cenon.app/Resources")
+        tree.text("\(share)/Gorm.app/Resources/Info-gnustep.plist", "{ CFBundleIdentifier = org.gnustep.Gorm; NSExecutable = Gorm; }")
+        tree.text("\(share)/Gorm.app/Resources/English.lproj/Gorm.gorm", "nib")
+        tree.text("usr/lib/GNUstep/Applications/Gorm.app/Gorm", "elf")
+        tree.symlink("usr/lib/GNUstep/Applications/Gorm.app/Resources/Info-gnustep.plist", to: tree.path("\(share)/Gorm.app/Resources/Info-gnustep.plist"))
+        tree.symlink("usr/lib/GNUstep/Applications/Gorm.app/Resources/English.lproj", to: "../../../../../share/GNUstep/Applications/Gorm.app/Resources/English.lproj")
+
+        for (app, resources) in [("Cenon.app", ["Info-gnustep.plist", "Localizable.strings", "Cenon.tiff"]), ("Gorm.app", ["Info-gnustep.plist", "Gorm.gorm"])] {
+            let path = tree.path("usr/lib/GNUstep/Applications/" + app)
+            let show = try bundlefs("show", path, "--json", "--lang", "de")
+            #expect(show.status == 0, "\(show)")
+            let object = try JSONValue.parse(show.standardOutput)
+            #expect(object["errors"] == .array([]), "\(app): \(show.standardOutput)")
+            let localizations = object["localizations"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(!localizations.isEmpty, "\(app)")
+            for localization in localizations {
+                let language = localization == "German" ? "de" : "en"
+                for resource in resources {
+                    let resolve = try bundlefs("resolve", path, resource, "--lang", language)
+                    #expect(resolve.status == 0, "\(app) \(resource) \(language): \(resolve)")
+                }
+            }
+            if app == "Cenon.app" {
+                #expect(localizations == ["English", "German"])
+                #expect(object["icon"] == .string(path + "/Resources/Cenon.tiff"))
+                let german = try bundlefs("resolve", path, "Localizable.strings", "--lang", "de")
+                #expect(german.standardOutput == path + "/Resources/German.lproj/Localizable.strings\n")
+            }
+        }
     }
 
     @Test func languagesComeFromTheEnvironment() throws {
