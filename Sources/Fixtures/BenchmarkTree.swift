@@ -5,14 +5,15 @@ import Glibc
 #endif
 
 /// The benchmark tree of SPEC.md: about 20,000 bundles in 100,000 directories holding 300,000
-/// files. Each bundle has five directories and fifteen files (an Info.plist, InfoPlist.strings and
-/// Localizable.strings with real contents, the rest empty), in groups of 100. One bundle in ten is
+/// files. Each bundle has five directories and fifteen files (an Info.plist, InfoPlist.strings,
+/// Localizable.strings and, for apps, the icon the Info file names, with real contents; the rest
+/// empty), in groups of 100. One bundle in ten is
 /// a GNUstep-style app, one in ten a framework with versioned links.
 public struct BenchmarkTree: Sendable {
     public let root: String
     public let bundles: Int
     /// Bumped whenever the layout changes, so a cached tree from an older generator is rebuilt.
-    public static let generatorVersion = "3"
+    public static let generatorVersion = "4"
 
     public init(root: String, bundles: Int = 20_000) {
         self.root = root
@@ -35,27 +36,38 @@ public struct BenchmarkTree: Sendable {
         removeTree(root)
         let writer = TreeWriter(root: root)
         let localizable = StringsEncoder.encode((0..<12).map { ("Key\($0)", "Value \($0)") }, as: .utf16LittleEndianWithBOM)
+        // Every app names a real (small) icon, so the index's cost of finding icons is measured.
+        let icon = Icons(
+            icns: IconFixtures.icns([("ic07", IconFixtures.png(IconFixtures.disc(side: 16, red: 200, green: 40, blue: 40)))]),
+            tiff: IconFixtures.tiff([IconFixtures.disc(side: 16, red: 40, green: 40, blue: 200)]))
         for index in 0..<bundles {
             let group = "Group\(index / 100)"
             switch index % 10 {
-            case 3: gnustepApp(writer, group: group, index: index, localizable: localizable)
+            case 3: gnustepApp(writer, group: group, index: index, localizable: localizable, icon: icon)
             case 7: framework(writer, group: group, index: index)
-            default: macApp(writer, group: group, index: index, localizable: localizable)
+            default: macApp(writer, group: group, index: index, localizable: localizable, icon: icon)
             }
         }
         writer.text(".bundlefs-bench-tree", markerText)
     }
 
-    private func macApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8]) {
+    private struct Icons {
+        var icns: [UInt8]
+        var tiff: [UInt8]
+    }
+
+    private func macApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8], icon: Icons) {
         let app = "\(group)/App\(index).app"
         for directory in ["\(app)/Contents/MacOS", "\(app)/Contents/Resources/en.lproj"] { writer.directory(directory) }
         writer.plist("\(app)/Contents/Info.plist", info(index, executable: "App\(index)", extra: [
             "CFBundleDisplayName": .string("App\(index)"), "CFBundleDevelopmentRegion": .string("en"),
             "LSMinimumSystemVersion": .string("10.15"), "NSHumanReadableCopyright": .string("© 2026 Example"),
+            "CFBundleIconFile": .string("AppIcon"),
         ]))
         writer.text("\(app)/Contents/PkgInfo", "APPL????")
         writer.file("\(app)/Contents/MacOS/App\(index)", [], mode: 0o755)
-        for name in ["AppIcon.icns", "Assets.car", "MainMenu.nib", "1.png", "2.png", "3.png", "4.png", "5.png", "6.png"] {
+        writer.file("\(app)/Contents/Resources/AppIcon.icns", icon.icns)
+        for name in ["Assets.car", "MainMenu.nib", "1.png", "2.png", "3.png", "4.png", "5.png", "6.png"] {
             writer.file("\(app)/Contents/Resources/\(name)", [])
         }
         writer.strings("\(app)/Contents/Resources/en.lproj/InfoPlist.strings", ["CFBundleDisplayName": "App \(index)"], as: .utf16LittleEndianWithBOM)
@@ -63,17 +75,18 @@ public struct BenchmarkTree: Sendable {
         writer.file("\(app)/Contents/Resources/en.lproj/Credits.rtf", [])
     }
 
-    private func gnustepApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8]) {
+    private func gnustepApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8], icon: Icons) {
         let app = "\(group)/Tool\(index).app"
         for directory in ["\(app)/Resources/English.lproj", "\(app)/Resources/German.lproj", "\(app)/Resources/Images"] {
             writer.directory(directory)
         }
         writer.plist("\(app)/Resources/Info-gnustep.plist", info(index, executable: "Tool\(index)", extra: [
-            "NSExecutable": .string("Tool\(index)"), "ApplicationName": .string("Tool\(index)"),
+            "NSExecutable": .string("Tool\(index)"), "ApplicationName": .string("Tool\(index)"), "NSIcon": .string("Tool.tiff"),
         ]), format: .openStep)
         writer.file("\(app)/Tool\(index)", [], mode: 0o755)
         writer.text("\(app)/stamp.make", "stamp\n")
-        for name in ["Tool.tiff", "Images/a.tiff", "Images/b.tiff", "Images/c.tiff", "Images/d.tiff", "Images/e.tiff", "Images/f.tiff"] {
+        writer.file("\(app)/Resources/Tool.tiff", icon.tiff)
+        for name in ["Images/a.tiff", "Images/b.tiff", "Images/c.tiff", "Images/d.tiff", "Images/e.tiff", "Images/f.tiff"] {
             writer.file("\(app)/Resources/\(name)", [])
         }
         for lproj in ["English", "German"] {
