@@ -19,7 +19,18 @@ final class RecordCache: Sendable {
     private struct State {
         var records: [FilePath: Cached] = [:]
         var clock: UInt64 = 0
+        /// Bytes held by converted icons, which can be a megabyte each.
+        var iconBytes = 0
+
+        mutating func remove(_ key: FilePath) {
+            if case let .some(held?) = records[key]?.iconBytes { iconBytes -= held.count }
+            records[key] = nil
+        }
     }
+
+    /// Converted icons kept at most: beyond it, the least recently used are dropped (and
+    /// converted again when read again).
+    static let iconByteLimit = 64 << 20
 
     private let state = Mutex(State())
     let catalogue: Catalogue
@@ -43,10 +54,11 @@ final class RecordCache: Sendable {
         guard let record = (try? catalogue.bundle(atPath: path))?.record else { return nil }
         state.withLock { state in
             state.clock += 1
+            state.remove(path)
             state.records[path] = Cached(record: record, lastUse: state.clock)
             guard state.records.count > limit else { return }
             for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }).prefix(state.records.count - limit / 2) {
-                state.records[key] = nil
+                state.remove(key)
             }
         }
         return record
@@ -70,18 +82,31 @@ final class RecordCache: Sendable {
         guard let record = record(at: path) else { return nil }
         let bytes = convert(record)
         state.withLock { state in
-            if state.records[path]?.record == record { state.records[path]?.iconBytes = .some(bytes) }
+            guard state.records[path]?.record == record, state.records[path]?.iconBytes == nil else { return }
+            state.records[path]?.iconBytes = .some(bytes)
+            state.iconBytes += bytes?.count ?? 0
+            guard state.iconBytes > Self.iconByteLimit else { return }
+            for (key, cached) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.iconBytes > Self.iconByteLimit / 2 {
+                guard case let .some(held?) = cached.iconBytes, key != path else { continue }
+                state.records[key]?.iconBytes = nil
+                state.iconBytes -= held.count
+            }
         }
         return bytes
     }
 
-    func invalidate(_ path: FilePath) { _ = state.withLock { $0.records.removeValue(forKey: path) } }
+    func invalidate(_ path: FilePath) { state.withLock { $0.remove(path) } }
 
     func invalidate(subtree path: FilePath) {
         state.withLock { state in
-            for key in state.records.keys where key.isWithin(path) { state.records[key] = nil }
+            for key in state.records.keys where key.isWithin(path) { state.remove(key) }
         }
     }
 
-    func removeAll() { state.withLock { $0.records.removeAll() } }
+    func removeAll() {
+        state.withLock { state in
+            state.records.removeAll()
+            state.iconBytes = 0
+        }
+    }
 }
