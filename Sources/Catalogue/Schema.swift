@@ -113,30 +113,39 @@ enum Schema {
             // their bundles again, and the catalogue is derived data: the next run rebuilds it.
             try db.execute(sql: """
                 ALTER TABLE bundles ADD COLUMN info_plist BLOB;
-                DELETE FROM bundles;
-                DELETE FROM directories;
-                DELETE FROM roots;
                 """)
+            try clearDerivedRows(db)
         }
         migrator.registerMigration("v4") { db in
             // A framework that lost its Versions/Current link searches its version's Resources too.
             // Rows written before lack it: the catalogue is derived data, the next run rebuilds it.
             try db.execute(sql: """
                 ALTER TABLE bundles ADD COLUMN version_resources_directory TEXT;
-                DELETE FROM bundles;
-                DELETE FROM directories;
-                DELETE FROM roots;
                 """)
+            try clearDerivedRows(db)
         }
         migrator.registerMigration("v5") { db in
             // The icon file rule 21 finds. Rebuilt like v3 and v4: older rows never looked for it.
             try db.execute(sql: """
                 ALTER TABLE bundles ADD COLUMN icon TEXT;
-                DELETE FROM bundles;
-                DELETE FROM directories;
-                DELETE FROM roots;
                 """)
+            try clearDerivedRows(db)
         }
         return migrator
+    }
+
+    /// Empties every table a new column cannot be filled in for without reading the bundles
+    /// again; the next index or watcher start rebuilds them (the catalogue is derived data). The
+    /// child tables go first: GRDB runs migrations with foreign keys off, so nothing cascades, and
+    /// its check afterwards would refuse rows left pointing at deleted bundles.
+    static func clearDerivedRows(_ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM localized_strings;
+            DELETE FROM problems;
+            DELETE FROM claims;
+            DELETE FROM bundles;
+            DELETE FROM directories;
+            DELETE FROM roots;
+            """)
     }
 }

@@ -37,6 +37,14 @@ extension MountedViewTests {
             ])
             tree.file("Icons/Editor.app/Contents/Resources/PlanDocument.icns", IconFixtures.tiff([IconFixtures.gradient(side: 40)]))
             tree.text("Icons/Plan.plandoc/contents.xml", "<plan/>\n")
+            // iOS: the largest of the primary icon's variants.
+            tree.plist("Icons/Pocket.app/Info.plist", .dictionary([
+                "CFBundleIdentifier": .string("org.example.pocket"),
+                "CFBundleIcons": .dictionary(["CFBundlePrimaryIcon": .dictionary(["CFBundleIconFiles": .array([.string("AppIcon60x60")])])]),
+            ]))
+            for (suffix, side) in [("", 60), ("@2x", 120), ("@3x", 180)] {
+                tree.file("Icons/Pocket.app/AppIcon60x60\(suffix).png", IconFixtures.png(IconFixtures.gradient(side: side)))
+            }
         }
 
         func icon(_ view: MountedView, _ identifier: String) throws -> RGBAImage {
@@ -62,6 +70,8 @@ extension MountedViewTests {
             // `file` agrees it is a PNG.
             let file = try Subprocess.run("/usr/bin/file", ["-b", view.path(".bundlefs/by-id/org.example.mac/Icon.png")])
             #expect(file.standardOutput.hasPrefix("PNG image data, 512 x 512"), "\(file)")
+            let pocket = try icon(view, "org.example.pocket")
+            #expect(pocket.width == 180 && pocket.height == 180 && pocket.pixel(x: 179, y: 0) == (255, 0, 0x40, 255))
             // A claimed document package's view: its raw contents and the claiming type's icon.
             let plan = view.path(".bundlefs/by-path/Icons/Plan.plandoc")
             #expect(try listing(plan) == ["Icon.png", "contents.xml"])
