@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "BundleModel", "Catalogue", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
+                "BundleModel", "Catalogue", "IconImages", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

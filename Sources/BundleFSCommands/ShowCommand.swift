@@ -2,6 +2,7 @@ import ArgumentParser
 import BundleModel
 import Catalogue
 import Foundation
+import IconImages
 import Indexer
 import SystemCalls
 
@@ -78,9 +79,21 @@ enum BundleReading {
         let root = try ScanRoot.fileSystemRoot()
         let directory: DirectoryContext
         do { directory = try DirectoryContext.open(canonical, in: root) } catch { throw UserError("\(path): \(error)") }
-        guard let record = BundleInspector(root: root, settings: InspectionSettings(claimed: claimed)).inspect(directory) else {
+        guard var record = BundleInspector(root: root, settings: InspectionSettings(claimed: claimed)).inspect(directory) else {
             throw UserError("\(path) is neither a bundle nor a package")
         }
+        checkIcon(&record)
         return record
+    }
+
+    /// The index records where the icon is without opening it; reading one bundle can afford to
+    /// convert it, so a broken icon is reported here (rule 22: a warning, never an error).
+    static func checkIcon(_ record: inout BundleRecord) {
+        guard let icon = record.icon else { return }
+        do {
+            _ = try IconConverter.png(from: try Descriptor.open(icon, flags: Descriptor.readOnly | O_NONBLOCK))
+        } catch {
+            record.warnings.append("icon \(icon): \(error)")
+        }
     }
 }

@@ -116,6 +116,20 @@ import TestSupport
         }
     }
 
+    // Rule 22: `show` converts the icon it reports; a broken one is a warning, never an error.
+    @Test func showWarnsAboutABrokenIcon() throws {
+        tree.macApp("Junk.app", identifier: "com.example.junk", info: ["CFBundleIconFile": .string("Junk")])
+        tree.text("Junk.app/Contents/Resources/Junk.icns", "this is not an icon")
+        tree.macApp("Good.app", identifier: "com.example.good", info: ["CFBundleIconFile": .string("Good")])
+        tree.file("Good.app/Contents/Resources/Good.icns", IconFixtures.packedIcns(IconFixtures.gradient(side: 128)))
+        let junk = try JSONValue.parse(try bundlefs("show", tree.path("Junk.app"), "--json").standardOutput)
+        #expect(junk["errors"] == .array([]))
+        #expect(junk["warnings"] == .strings(["icon \(tree.path("Junk.app/Contents/Resources/Junk.icns")): not an .icns, TIFF or PNG file"]))
+        let good = try JSONValue.parse(try bundlefs("show", tree.path("Good.app"), "--json").standardOutput)
+        #expect(good["warnings"] == .array([]))
+        #expect(good["icon"] == .string(tree.path("Good.app/Contents/Resources/Good.icns")))
+    }
+
     @Test func languagesComeFromTheEnvironment() throws {
         writeSampleApps()
         #expect(try bundlefs("index", tree.root).status == 0)

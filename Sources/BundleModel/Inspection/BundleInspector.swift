@@ -69,6 +69,7 @@ struct Inspection {
         record.isBundle = layout != nil && (info != nil || namedLikeBundle)
         if !record.isBundle && record.packageReasons.isEmpty { return nil }
 
+        var resourcesListing: Listing?
         if let layout, record.isBundle {
             record.layout = layout.kind
             record.resourcesDirectory = layout.resourcesDirectory
@@ -79,9 +80,9 @@ struct Inspection {
             } else {
                 record.errors.append("no Info.plist in \(layout.infoDirectory.isEmpty ? "the bundle" : layout.infoDirectory.string + "/")")
             }
-            readLocalizations(bundle: directory.relativePath, layout: layout, topListing: listing, into: &record)
+            resourcesListing = readLocalizations(bundle: directory.relativePath, topListing: listing, into: &record)
             findExecutable(bundle: directory.relativePath, layout: layout, topEntries: directory.entries, into: &record)
-            findIcon(bundle: directory.relativePath, into: &record)
+            findIcon(bundle: directory.relativePath, resources: resourcesListing, into: &record)
         } else if layout == nil && namedLikeBundle {
             record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")
         }
@@ -89,7 +90,7 @@ struct Inspection {
         record.kind = BundleKind.kind(packageType: infoDictionary.packageType, lowercasedExtension: ext, isBundle: record.isBundle)
         if record.isApplication {
             record.documentTypes = DocumentType.parse(infoDictionary)
-            findDocumentIcons(bundle: directory.relativePath, into: &record)
+            findDocumentIcons(bundle: directory.relativePath, resources: resourcesListing, into: &record)
         }
         // A claimed document package shows the claiming type's icon (rule 21).
         if !record.isBundle, record.packageReasons.contains(.claimed), let ext { record.icon = settings.claimed.icons[ext] }
@@ -263,9 +264,12 @@ struct Inspection {
     // MARK: Localizations
 
     /// The lprojs of every resources directory (rule 10), and the InfoPlist.strings files rule 12
-    /// can pick: in each lproj, the first resources directory that has one.
-    private func readLocalizations(bundle: FilePath, layout: BundleLayout, topListing: Listing, into record: inout BundleRecord) {
-        var lprojs = Set<FileName>()
+    /// can pick: in each lproj, the first resources directory that has one. Returns the listing of
+    /// the first resources directory, which finding the icon reuses.
+    @discardableResult
+    private func readLocalizations(bundle: FilePath, topListing: Listing, into record: inout BundleRecord) -> Listing? {
+        var primary: Listing?
+        var lprojs: [FileName] = []
         var lprojDirectories: [(lproj: FileName, path: FilePath)] = []
         for resources in record.resourceSearchDirectories {
             let resourcesPath = bundle.appending(resources)
@@ -277,15 +281,21 @@ struct Inspection {
                 record.stamps.append(FileStamp(path: resources, changeTime: status.changeTime, size: status.size, inode: status.inode))
                 listing = self.listing(of: entries, in: resourcesPath, resolving: \.isLproj)
             }
-            for (name, kind) in listing.entries.sorted(by: { $0.key < $1.key }) where kind.isDirectoryLike && name.isLproj {
-                lprojs.insert(name.stem)
+            if primary == nil { primary = listing }
+            // Only the lprojs are sorted (by real name, so the InfoPlist.strings read first is the
+            // same on every run), not the whole listing.
+            var found: [FileName] = []
+            for (name, kind) in listing.entries where kind.isDirectoryLike && name.isLproj { found.append(name) }
+            for name in found.sorted() {
+                lprojs.append(name.stem)
                 lprojDirectories.append((name.stem, resources.appending(name)))
             }
             if record.infoPlistStrings[""] == nil, let kind = listing.entries["InfoPlist.strings"], kind.isFileLike {
                 readStrings(resources.appending("InfoPlist.strings"), bundle: bundle, localization: "", knownRegular: kind == .file, into: &record)
             }
         }
-        record.localizations = lprojs.sorted().map(\.string)
+        // A framework's two resources directories may both hold an lproj: it is listed once.
+        record.localizations = (lprojDirectories.count > 1 && record.versionResourcesDirectory != nil ? Array(Set(lprojs)) : lprojs).sorted().map(\.string)
         // Listing each lproj tells whether it has an InfoPlist.strings and whether that is a plain
         // file; the walk reuses the listing instead of making its own.
         for (lproj, lprojPath) in lprojDirectories where record.infoPlistStrings[lproj] == nil {
@@ -295,6 +305,7 @@ struct Inspection {
             readStrings(lprojPath.appending("InfoPlist.strings"), bundle: bundle, localization: lproj,
                         knownRegular: entry.type == .regular, into: &record)
         }
+        return primary
     }
 
     private func readStrings(_ path: FilePath, bundle: FilePath, localization: FileName, knownRegular: Bool = false, into record: inout BundleRecord) {

@@ -52,7 +52,10 @@ struct BundleViews: Sendable {
     /// file is opened beneath SOURCE: an icon reached through a link out of it is not shown.
     func iconBytes(forView key: BundleViewKey, failure: (String) -> Void) -> [UInt8]? {
         guard let path = bundlePath(forView: key) else { return nil }
-        return records.iconBytes(at: path) { record in
+        return records.iconBytes(at: path, stamp: { record in
+            guard let relative = record.icon.flatMap(source.relative), let status = source.status(relative) else { return nil }
+            return FileStamp(path: relative, changeTime: status.changeTime, size: status.size, inode: status.inode)
+        }) { record in
             guard let icon = record.icon, let relative = source.relative(icon) else { return nil }
             do {
                 return try IconConverter.png(from: try source.open(relative, flags: Descriptor.readOnly))

@@ -13,6 +13,9 @@ final class RecordCache: Sendable {
         var infoBytes: [UInt8]?
         /// The icon as PNG, converted on first use; `.some(nil)` when it could not be.
         var iconBytes: [UInt8]??
+        /// What the icon file looked like when converted: the file is not among the record's
+        /// stamps (the index never opens it), so an edit in place is noticed here.
+        var iconStamp: FileStamp?
         var lastUse: UInt64
     }
 
@@ -75,15 +78,23 @@ final class RecordCache: Sendable {
         return bytes
     }
 
-    /// The icon of the bundle at `path` as PNG, converted once per record (a changed icon file
-    /// changes the record's stamps, so the record and this are read again).
-    func iconBytes(at path: FilePath, convert: (BundleRecord) -> [UInt8]?) -> [UInt8]? {
-        if let bytes = state.withLock({ $0.records[path]?.iconBytes }) { return bytes }
+    /// The icon of the bundle at `path` as PNG, converted once per record and icon file version:
+    /// `stamp` gives the icon file's current stamp, `convert` the PNG.
+    func iconBytes(at path: FilePath, stamp: (BundleRecord) -> FileStamp?, convert: (BundleRecord) -> [UInt8]?) -> [UInt8]? {
         guard let record = record(at: path) else { return nil }
+        let current = stamp(record)
+        if let bytes = state.withLock({ state -> [UInt8]?? in
+            guard let cached = state.records[path], cached.iconStamp == current else { return nil }
+            return cached.iconBytes
+        }) {
+            return bytes
+        }
         let bytes = convert(record)
         state.withLock { state in
-            guard state.records[path]?.record == record, state.records[path]?.iconBytes == nil else { return }
+            guard state.records[path]?.record == record else { return }
+            if case let .some(held?) = state.records[path]?.iconBytes { state.iconBytes -= held.count }
             state.records[path]?.iconBytes = .some(bytes)
+            state.records[path]?.iconStamp = current
             state.iconBytes += bytes?.count ?? 0
             guard state.iconBytes > Self.iconByteLimit else { return }
             for (key, cached) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.iconBytes > Self.iconByteLimit / 2 {
