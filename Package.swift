@@ -88,7 +88,7 @@ let package = Package(
             name: "bundlefs-bench",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
-        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures"], swiftSettings: strict),
+        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures", "IconImages"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "IconImages", "SystemCalls"], swiftSettings: strict),

@@ -47,6 +47,15 @@ public enum IconFixtures {
         return Array("icns".utf8) + bigEndian(UInt32(8 + body.count)) + body
     }
 
+    /// Icon files to mutate (the icon tests and `make fuzz`): every container and member kind the
+    /// readers know, small enough to mutate quickly.
+    public static let fuzzSeeds: [[UInt8]] = [
+        packedIcns(disc(side: 128, red: 10, green: 200, blue: 30)),
+        icns([("ic07", png(gradient(side: 32))), ("is32", [0x7F] + [UInt8](repeating: 9, count: 128)), ("s8mk", [UInt8](repeating: 255, count: 256))]),
+        tiff([gradient(side: 16), gradient(side: 24)]),
+        png(gradient(side: 20)),
+    ]
+
     /// The members of an `.icns` this module wrote, to combine them with others.
     public static func icnsMembers(_ icns: [UInt8]) -> [(type: String, data: [UInt8])] {
         var members: [(type: String, data: [UInt8])] = []

@@ -1,8 +1,9 @@
-// Long fuzzing of the parsers (`make fuzz`): the mutations of the test suite, for as long as asked.
+// Long fuzzing of the parsers and icon readers (`make fuzz`): the mutations of the test suite, for as long as asked.
 // A crash is the finding; the seed and iteration printed before it replay the input.
 import BundleModel
 import Fixtures
 import Foundation
+import IconImages
 
 let arguments = CommandLine.arguments.dropFirst()
 func option(_ name: String, default value: UInt64) -> UInt64 {
@@ -11,7 +12,7 @@ func option(_ name: String, default value: UInt64) -> UInt64 {
 }
 let iterations = option("--iterations", default: 1_000_000)
 let seed = option("--seed", default: UInt64(Date().timeIntervalSince1970))
-var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles
+var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds
 for path in arguments where !path.hasPrefix("--") && FileManager.default.fileExists(atPath: path) {
     if let data = FileManager.default.contents(atPath: path) { seeds.append(Array(data)) }
 }
@@ -25,6 +26,7 @@ for iteration in 0..<iterations {
     let start = clock.now
     _ = try? PropertyListReader.read(input)
     _ = try? StringsFileReader.read(input)
+    _ = try? IconConverter.png(from: input)
     let elapsed = clock.now - start
     if elapsed > slowest {
         slowest = elapsed
