@@ -32,10 +32,15 @@ enum ViewBench {
         let bindfs = mountBindfs(source: plain.root, mountPoint: bindfsMount)
         defer { if bindfs { unmountIfMounted(bindfsMount) } }
 
+        // At least five runs a side, alternating, so a 10% change can be told from noise.
+        let pairedRuns = max(runs, 5)
+        report.notes.append("view figures: medians of \(pairedRuns) runs alternating with native ones; requests are the daemon's per run")
         for workload in workloads(plain) {
-            let native = measure(workload, under: plain.root, runs: runs)
-            let served = measure(workload, under: viewMount, runs: runs)
+            let samples = measurePaired(workload, native: plain.root, view: viewMount, runs: pairedRuns)
+            let native = samples.nativeMedian, served = samples.viewMedian
             report.add("view: \(workload.name)", seconds: served, against: "native", baselineSeconds: native, goal: workload.goal)
+            report.notes.append("view \(workload.name): \(PairedSamples.describe(samples.view)), native \(PairedSamples.describe(samples.native)); "
+                + "requests per run: \(samples.requestsPerRun(runs: pairedRuns))")
             if bindfs {
                 let bound = measure(workload, under: bindfsMount, runs: runs)
                 report.notes.append(String(format: "view %@: %.3f s, bindfs %.3f s (view/bindfs %.2fx)", workload.name, served, bound, served / bound))
@@ -98,6 +103,23 @@ enum ViewBench {
                 Timing.seconds { precondition(readWhole(Paths.join(root, PlainTree.largeFile)) == PlainTree.largeSize) }
             },
         ]
+    }
+
+    /// One untimed run on each side to warm every cache, then `runs` timed runs on each side,
+    /// alternating which goes first; the view's request counts are taken around its runs.
+    static func measurePaired(_ workload: Workload, native: String, view: String, runs: Int) -> PairedSamples {
+        _ = workload.run(native)
+        _ = workload.run(view)
+        var samples = PairedSamples()
+        for index in 0..<runs {
+            let viewFirst = index % 2 == 1
+            if !viewFirst { samples.native.append(workload.run(native)) }
+            let before = RequestCounter.read(view)
+            samples.view.append(workload.run(view))
+            for (kind, count) in RequestCounter.difference(RequestCounter.read(view), before) { samples.requests[kind, default: 0] += count }
+            if viewFirst { samples.native.append(workload.run(native)) }
+        }
+        return samples
     }
 
     /// The median of `runs` timed runs after one untimed run that warms every cache.

@@ -36,6 +36,8 @@ extension ViewFileSystem {
                 guard let value = try ExtendedAttributes.value(name, atPath: path) else { throw ViewError(code: ENODATA) }
                 return value
             }
+        case .control where name == RequestCounts.attributeName:
+            return Array(requests.summary.utf8)
         default:
             throw ViewError(code: ENODATA)
         }

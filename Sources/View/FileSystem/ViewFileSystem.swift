@@ -47,6 +47,8 @@ final class ViewFileSystem: Sendable {
     let listings: ListingCache
     let layouts: LayoutCache
     let handles = HandleTable()
+    /// Requests by kind, for `make bench` (`RequestCounts`).
+    let requests = RequestCounts()
     let views: BundleViews
     let timeouts: ViewTimeouts
     let logger: Logger

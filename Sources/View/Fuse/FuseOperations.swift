@@ -16,6 +16,7 @@ enum FuseOperations {
         }
         ops.lookup = { request, parent, name in
             guard let request, let name else { return }
+            FuseOperations.fileSystem(request).requests.count(.lookup)
             let fs = FuseOperations.fileSystem(request)
             do {
                 FuseOperations.replyEntry(request, try fs.lookUp(FileName(FileNameCoding.string(cString: name)), in: parent))
@@ -25,11 +26,13 @@ enum FuseOperations {
         }
         ops.forget = { request, id, count in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.forget)
             FuseOperations.fileSystem(request).nodes.forget(id, count: count)
             fuse_reply_none(request)
         }
         ops.forget_multi = { request, count, forgets in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.forget)
             let fs = FuseOperations.fileSystem(request)
             if let forgets {
                 for index in 0..<count { fs.nodes.forget(forgets[index].ino, count: forgets[index].nlookup) }
@@ -38,6 +41,7 @@ enum FuseOperations {
         }
         ops.getattr = { request, id, info in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.getattr)
             do {
                 var (attributes, timeout) = try FuseOperations.fileSystem(request).attributes(of: id, handle: info?.pointee.fh)
                 fuse_reply_attr(request, &attributes, timeout)
@@ -47,6 +51,7 @@ enum FuseOperations {
         }
         ops.readlink = { request, id in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.readlink)
             do {
                 let target = try FuseOperations.fileSystem(request).readLink(id)
                 _ = try? target.withCString { fuse_reply_readlink(request, $0) }
@@ -56,6 +61,7 @@ enum FuseOperations {
         }
         ops.opendir = { request, id, info in
             guard let request, let info else { return }
+            FuseOperations.fileSystem(request).requests.count(.opendir)
             let fs = FuseOperations.fileSystem(request)
             do {
                 let snapshot = try fs.openDirectory(id)
@@ -71,19 +77,23 @@ enum FuseOperations {
         }
         ops.readdir = { request, id, size, offset, info in
             guard let request, let info else { return }
+            FuseOperations.fileSystem(request).requests.count(.readdir)
             FuseOperations.readDirectory(request, id: id, size: size, offset: offset, handle: info.pointee.fh, plus: false)
         }
         ops.readdirplus = { request, id, size, offset, info in
             guard let request, let info else { return }
+            FuseOperations.fileSystem(request).requests.count(.readdirplus)
             FuseOperations.readDirectory(request, id: id, size: size, offset: offset, handle: info.pointee.fh, plus: true)
         }
         ops.releasedir = { request, _, info in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.releasedir)
             if let info { FuseOperations.fileSystem(request).release(info.pointee.fh) }
             fuse_reply_err(request, 0)
         }
         ops.open = { request, id, info in
             guard let request, let info else { return }
+            FuseOperations.fileSystem(request).requests.count(.open)
             do {
                 let answer = try FuseOperations.fileSystem(request).open(id, flags: info.pointee.flags)
                 info.pointee.fh = answer.handle
@@ -96,6 +106,7 @@ enum FuseOperations {
         }
         ops.read = { request, _, size, offset, info in
             guard let request, let info else { return }
+            FuseOperations.fileSystem(request).requests.count(.read)
             do {
                 switch try FuseOperations.fileSystem(request).read(info.pointee.fh, offset: Int64(offset), count: size) {
                 case let .bytes(bytes):
@@ -115,11 +126,13 @@ enum FuseOperations {
         }
         ops.release = { request, _, info in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.release)
             if let info { FuseOperations.fileSystem(request).release(info.pointee.fh) }
             fuse_reply_err(request, 0)
         }
         ops.statfs = { request, _ in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.statfs)
             do {
                 var status = try FuseOperations.fileSystem(request).fileSystemStatus()
                 fuse_reply_statfs(request, &status)
@@ -129,6 +142,7 @@ enum FuseOperations {
         }
         ops.getxattr = { request, id, name, size in
             guard let request, let name else { return }
+            FuseOperations.fileSystem(request).requests.count(.getxattr)
             do {
                 let value = try FuseOperations.fileSystem(request).extendedAttribute(String(cString: name), of: id)
                 FuseOperations.replyXattr(request, value, size: size)
@@ -138,6 +152,7 @@ enum FuseOperations {
         }
         ops.listxattr = { request, id, size in
             guard let request else { return }
+            FuseOperations.fileSystem(request).requests.count(.listxattr)
             do {
                 let names = try FuseOperations.fileSystem(request).extendedAttributeNames(of: id)
                 FuseOperations.replyXattr(request, names.flatMap { Array($0.utf8) + [0] }, size: size)

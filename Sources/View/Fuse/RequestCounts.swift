@@ -1,0 +1,23 @@
+import Synchronization
+
+/// How many requests of each kind the kernel sent: a figure that, unlike a time, does not drift
+/// with the machine's load. `make bench` reads it, before and after each workload, from the
+/// `user.bundlefs.requests` attribute of `MNT/.bundlefs`.
+final class RequestCounts: Sendable {
+    enum Kind: Int, CaseIterable, Sendable {
+        case lookup, forget, getattr, readlink, opendir, readdir, readdirplus, releasedir, open, read, release, statfs,
+             getxattr, listxattr, refused
+    }
+
+    private let counts = Mutex([UInt64](repeating: 0, count: Kind.allCases.count))
+
+    func count(_ kind: Kind) { counts.withLock { $0[kind.rawValue] &+= 1 } }
+
+    /// `lookup=12 getattr=3 ...`, every kind, in a fixed order.
+    var summary: String {
+        let values = counts.withLock { $0 }
+        return Kind.allCases.map { "\($0)=\(values[$0.rawValue])" }.joined(separator: " ")
+    }
+
+    static let attributeName = "user.bundlefs.requests"
+}

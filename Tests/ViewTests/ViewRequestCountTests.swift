@@ -1,0 +1,34 @@
+import Foundation
+import SystemCalls
+import Testing
+import TestSupport
+
+extension MountedViewTests {
+    /// `make bench` counts the daemon's requests: `MNT/.bundlefs` carries them as an attribute.
+    @Suite struct RequestCounting {
+        let fixture = ViewFixture()
+
+        func counts(_ view: MountedView) throws -> [String: Int] {
+            let bytes = try #require(try ExtendedAttributes.value("user.bundlefs.requests", atPath: FilePath(view.path(".bundlefs"))))
+            var counts: [String: Int] = [:]
+            for pair in String(decoding: bytes, as: UTF8.self).split(separator: " ") {
+                let parts = pair.split(separator: "=")
+                counts[String(parts[0])] = Int(parts[1])
+            }
+            return counts
+        }
+
+        @Test func requestsAreCountedByKind() throws {
+            let view = try fixture.mount(languages: "en")
+            let before = try counts(view)
+            #expect(before.keys.contains("lookup") && before.keys.contains("open") && before.keys.contains("read"))
+            #expect(try contents(view.path("README.txt")) == Array("read me\n".utf8))
+            for index in 0..<5 { #expect(throws: (any Error).self) { try FileStatus.of(view.path("missing-\(index)")) } }
+            let after = try counts(view)
+            #expect(after["open"]! - before["open"]! == 1)
+            #expect(after["read"]! - before["read"]! >= 1)
+            #expect(after["lookup"]! - before["lookup"]! >= 6, "README.txt and five missing names")
+            #expect(after["getxattr"]! - before["getxattr"]! == 1, "the reading itself")
+        }
+    }
+}
