@@ -44,6 +44,31 @@ extension MountedViewTests {
             print("view: new app listed after \(Int(appeared * 1000)) ms; four more changes in \(Int(changed * 1000)) ms")
         }
 
+        // The kernel keeps directory listings itself (no OPENDIR reaches the daemon): listings it
+        // already holds must still change within a second, in the source, in a bundle's raw
+        // contents, and in the `.bundlefs` directories made from the catalogue.
+        @Test func cachedListingsChangeWithinASecond() throws {
+            let view = try fixture.mount(languages: "en")
+            let contentsPath = view.path(".bundlefs/by-path/Applications/Chess.app/Contents/Resources")
+            let rawBefore = try listing(contentsPath)
+            let idsBefore = try listing(view.path(".bundlefs/by-id"))
+            let byPathBefore = try listing(view.path(".bundlefs/by-path/Applications"))
+            #expect(try listing(view.path("Documents")).contains("notes.txt"))
+            // Read twice: the second listing comes from the kernel's cache.
+            #expect(try listing(contentsPath) == rawBefore)
+            #expect(!rawBefore.contains("added.txt") && !idsBefore.contains("org.example.knight"))
+
+            fixture.tree.text("Applications/Chess.app/Contents/Resources/added.txt", "new\n")
+            fixture.tree.macApp("Applications/Knight.app", identifier: "org.example.knight", info: ["CFBundleName": .string("Knight")])
+            fixture.tree.remove("Documents/notes.txt")
+            try poll(timeout: 1, "a file added in a bundle, by its real name") { try listing(contentsPath).contains("added.txt") }
+            try poll(timeout: 1, "a new identifier in by-id") { try listing(view.path(".bundlefs/by-id")).contains("org.example.knight") }
+            try poll(timeout: 1, "a new bundle in by-path") { try listing(view.path(".bundlefs/by-path/Applications")) == (byPathBefore + ["Knight.app"]).sorted() }
+            try poll(timeout: 1, "a deleted file gone") { try !listing(view.path("Documents")).contains("notes.txt") }
+            fixture.tree.remove("Applications/Knight.app")
+            try poll(timeout: 1, "a removed identifier gone from by-id") { try !listing(view.path(".bundlefs/by-id")).contains("org.example.knight") }
+        }
+
         @Test func everyWriteFailsWithEROFS() throws {
             let view = try fixture.mount(languages: "en")
             let file = view.path("Documents/notes.txt")

@@ -30,5 +30,19 @@ extension MountedViewTests {
             #expect(after["lookup"]! - before["lookup"]! >= 6, "README.txt and five missing names")
             #expect(after["getxattr"]! - before["getxattr"]! == 1, "the reading itself")
         }
+
+        // FUSE_CAP_NO_OPENDIR_SUPPORT: after the first OPENDIR is answered ENOSYS, listing
+        // directories costs the daemon no OPENDIR or RELEASEDIR, and a second `find` no READDIR.
+        @Test func directoriesAreOpenedByTheKernel() throws {
+            let view = try fixture.mount(languages: "en")
+            _ = try Subprocess.run("/usr/bin/find", [view.mountPoint])
+            let before = try counts(view)
+            let found = try Subprocess.run("/usr/bin/find", [view.mountPoint])
+            #expect(found.standardOutput.contains("README.txt"))
+            let after = try counts(view)
+            #expect(after["opendir"]! - before["opendir"]! == 0)
+            #expect(after["releasedir"]! - before["releasedir"]! == 0)
+            #expect(after["readdir"]! + after["readdirplus"]! - before["readdir"]! - before["readdirplus"]! == 0)
+        }
     }
 }

@@ -49,6 +49,10 @@ final class ViewFileSystem: Sendable {
     let handles = HandleTable()
     /// Requests by kind, for `make bench` (`RequestCounts`).
     let requests = RequestCounts()
+    /// Whether the kernel opens directories itself (FUSE_CAP_NO_OPENDIR_SUPPORT, negotiated at
+    /// INIT): OPENDIR is then answered ENOSYS once and never sent again.
+    let kernelOpensDirectories = Atomic<Bool>(false)
+    let directorySnapshots = DirectorySnapshots()
     let views: BundleViews
     let timeouts: ViewTimeouts
     let logger: Logger

@@ -11,8 +11,9 @@ enum FuseOperations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, connection in
-            guard let connection else { return }
-            FuseOperations.negotiate(connection)
+            guard let connection, let userdata else { return }
+            let fs = Unmanaged<ViewFileSystem>.fromOpaque(userdata).takeUnretainedValue()
+            fs.kernelOpensDirectories.store(FuseOperations.negotiate(connection), ordering: .releasing)
         }
         ops.lookup = { request, parent, name in
             guard let request, let name else { return }
@@ -63,6 +64,12 @@ enum FuseOperations {
             guard let request, let info else { return }
             FuseOperations.fileSystem(request).requests.count(.opendir)
             let fs = FuseOperations.fileSystem(request)
+            // The kernel can open directories itself: saying so once spares an OPENDIR and a
+            // RELEASEDIR per directory for the rest of the mount (READDIR then has no handle).
+            if fs.kernelOpensDirectories.load(ordering: .acquiring) {
+                fuse_reply_err(request, ENOSYS)
+                return
+            }
             do {
                 let snapshot = try fs.openDirectory(id)
                 info.pointee.fh = fs.handles.add(.directory(snapshot))
@@ -182,13 +189,15 @@ enum FuseOperations {
 
     /// What the view asks of the kernel: attributes with directory entries, symlinks and
     /// directory contents cached, lookups in one directory in parallel, data invalidated when
-    /// attributes say a file changed.
-    static func negotiate(_ connection: UnsafeMutablePointer<fuse_conn_info>) {
+    /// attributes say a file changed, directories opened without asking. Returns whether the
+    /// kernel opens directories itself.
+    static func negotiate(_ connection: UnsafeMutablePointer<fuse_conn_info>) -> Bool {
         let wanted = UInt32(FUSE_CAP_READDIRPLUS) | UInt32(FUSE_CAP_READDIRPLUS_AUTO) | UInt32(FUSE_CAP_CACHE_SYMLINKS)
             | UInt32(FUSE_CAP_PARALLEL_DIROPS) | UInt32(FUSE_CAP_AUTO_INVAL_DATA) | UInt32(FUSE_CAP_ASYNC_READ)
-            | UInt32(FUSE_CAP_SPLICE_WRITE) | UInt32(FUSE_CAP_SPLICE_MOVE)
+            | UInt32(FUSE_CAP_SPLICE_WRITE) | UInt32(FUSE_CAP_SPLICE_MOVE) | UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT)
         connection.pointee.want |= wanted & connection.pointee.capable
         connection.pointee.time_gran = 1
+        return connection.pointee.want & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0
     }
 
     static func entryParameters(_ answer: EntryAnswer) -> fuse_entry_param {
@@ -223,7 +232,17 @@ enum FuseOperations {
     /// item i at offset i + 3. With plus, each entry that fits counts one lookup of its node.
     static func readDirectory(_ request: fuse_req_t, id: UInt64, size: Int, offset: off_t, handle: UInt64, plus: Bool) {
         let fs = fileSystem(request)
-        guard case let .directory(snapshot)? = fs.handles.handle(handle) else {
+        let snapshot: DirectorySnapshot
+        if case let .directory(opened)? = fs.handles.handle(handle) {
+            snapshot = opened
+        } else if fs.kernelOpensDirectories.load(ordering: .acquiring) {
+            do {
+                snapshot = try fs.directorySnapshots.snapshot(of: id, offset: Int(offset)) { () throws(ViewError) in try fs.openDirectory(id) }
+            } catch {
+                fuse_reply_err(request, error.code)
+                return
+            }
+        } else {
             fuse_reply_err(request, EBADF)
             return
         }

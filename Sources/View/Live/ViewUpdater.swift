@@ -82,8 +82,22 @@ final class ViewUpdater: Sendable {
             fs.listings.invalidate(directory)
             fs.layouts.invalidate(touching: directory)
         }
-        guard !touched.isEmpty else { return }
-        worker.enqueue { [self] in notify(touched) }
+        guard !touched.isEmpty || !paths.isEmpty else { return }
+        worker.enqueue { [self] in
+            notify(touched)
+            notifySynthesizedDirectories()
+        }
+    }
+
+    /// The `.bundlefs` directories (by-id, by-path, bundle views, resolved resources) are made from
+    /// the catalogue: when the kernel keeps directory listings itself (`no_opendir`), any change
+    /// of a bundle may change them, so their cached listings and attributes are dropped. They are
+    /// few: only those someone looked at are known to the kernel.
+    private func notifySynthesizedDirectories() {
+        guard let session = session.withLock({ $0 }) else { return }
+        for kind in [NodeKind.control, .byID, .byPath, .bundleView, .resources] {
+            for id in fileSystem.nodes.ids(of: kind) { _ = session.invalidateInode(id) }
+        }
     }
 
     /// Tells the kernel what changed in these directories: their attributes and cached entries,
@@ -101,6 +115,8 @@ final class ViewUpdater: Sendable {
                   let id = fs.nodes.id(of: .source, device: status.device, inode: status.inode)
             else { continue }
             _ = session.invalidateInode(id)
+            // The same directory seen by its real names inside a bundle view.
+            if let rawID = fs.nodes.id(of: .raw, device: status.device, inode: status.inode) { _ = session.invalidateInode(rawID) }
             var invalid = names ?? []
             invalid.formUnion(fs.nodes.aliases(under: id))
             if let listing = try? fs.listing(directory, mode: .view) {
@@ -138,6 +154,7 @@ final class ViewUpdater: Sendable {
             touched[path] = .some(nil)
         }
         notify(touched)
+        notifySynthesizedDirectories()
         guard let session = session.withLock({ $0 }) else { return }
         for id in fs.nodes.ids(of: .package) { _ = session.invalidateInode(id) }
     }
