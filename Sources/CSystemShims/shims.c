@@ -2,6 +2,7 @@
 #include "CSystemShims.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <string.h>
 #include <linux/openat2.h>
@@ -54,3 +55,5 @@ int bfs_install_interrupting_handler(int signal) {
     sigemptyset(&action.sa_mask);
     return sigaction(signal, &action, NULL);
 }
+
+int bfs_malloc_trim(void) { return malloc_trim(0); }

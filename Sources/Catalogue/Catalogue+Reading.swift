@@ -103,7 +103,25 @@ extension Catalogue {
         return pattern
     }
 
-    static func fetchBundles(_ db: Database, sql: String, arguments: StatementArguments) throws -> [CataloguedBundle] {
+    /// Every bundle, a chunk of rows at a time (by row id), each chunk read in one transaction:
+    /// loading all of them at start should not hold every whole record at once (20,000 records
+    /// are some 80 MB, which the process would keep as resident memory after freeing them).
+    public func forEachBundleChunk(size: Int = 1_000, _ body: ([CataloguedBundle]) throws -> Void) throws {
+        var after: Int64 = 0
+        while true {
+            let chunk: [CataloguedBundle] = try read { db in
+                guard let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM (SELECT id FROM bundles WHERE id > ? ORDER BY id LIMIT ?)",
+                                                    arguments: [after, size]) else { return [] }
+                return try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id > ? AND id <= ? ORDER BY id",
+                                             arguments: [after, last], childRange: (after + 1, last))
+            }
+            guard let last = chunk.last?.id else { return }
+            try body(chunk)
+            after = last
+        }
+    }
+
+    static func fetchBundles(_ db: Database, sql: String, arguments: StatementArguments, childRange: (Int64, Int64)? = nil) throws -> [CataloguedBundle] {
         // Cached statements: preparing one costs GRDB far more than running an indexed lookup.
         let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         guard !rows.isEmpty else { return [] }
@@ -122,6 +140,12 @@ extension Catalogue {
                 try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
                 try Row.fetchCursor(problemsOf, arguments: [id]).forEach(addProblem)
             }
+        } else if let (low, high) = childRange {
+            // A chunk of row ids: the child rows of that range.
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id BETWEEN ? AND ?",
+                                arguments: [low, high]).forEach(addString)
+            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid",
+                                arguments: [low, high]).forEach(addProblem)
         } else {
             // Many (a listing): one pass over each child table.
             try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings").forEach(addString)

@@ -40,3 +40,25 @@ import TestSupport
         #expect(try catalogue.bundle(atPath: FilePath(tree.path("Chess.app")))?.record.identifier == "com.example.chess")
     }
 }
+
+/// Loading every bundle a chunk at a time (the view's start) gives the records a whole listing
+/// gives, strings tables and problems included, each once.
+@Suite struct ChunkedReadingTests {
+    @Test func chunksHoldEveryRecordOnce() throws {
+        let fixture = try IndexFixture()
+        for index in 0..<150 {
+            fixture.tree.macApp("Apps/App\(index).app", identifier: index == 7 ? "bad id \(index)" : "com.example.app\(index)",
+                                localizedStrings: ["de": ["CFBundleDisplayName": "Programm \(index)"]])
+        }
+        try fixture.index()
+        let whole = try fixture.catalogue.bundles(matching: BundleQuery())
+        var chunks: [[CataloguedBundle]] = []
+        try fixture.catalogue.forEachBundleChunk(size: 100) { chunks.append($0) }
+        #expect(chunks.map(\.count) == [100, 50])
+        let chunked = chunks.flatMap { $0 }
+        #expect(Set(chunked.map(\.id)).count == 150)
+        let byPath = Dictionary(uniqueKeysWithValues: whole.map { ($0.record.path, $0.record) })
+        for bundle in chunked { #expect(bundle.record == byPath[bundle.record.path], "\(bundle.record.path)") }
+        #expect(chunked.contains { !$0.record.errors.isEmpty }, "a problem row came with its bundle")
+    }
+}

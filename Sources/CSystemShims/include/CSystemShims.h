@@ -28,6 +28,9 @@ int bfs_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// thread interrupts the blocking call it is in (a FUSE session's read) with EINTR.
 int bfs_install_interrupting_handler(int signal);
 
+/// malloc_trim(0), whose header Swift's Glibc module does not include.
+int bfs_malloc_trim(void);
+
 /// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
 uint16_t bfs_dirent_reclen(const void *record);
 uint8_t bfs_dirent_type(const void *record);

@@ -21,8 +21,12 @@ final class ViewUpdater: Sendable {
 
     /// Loads every catalogued bundle: at start, and after a rescan that wrote past the updates.
     func loadPackages() throws {
-        fileSystem.packages.load(try catalogue.bundles(matching: BundleQuery()).map(\.record))
+        // Whole records are read a chunk at a time to keep a small entry of each.
+        var entries: [PackageIndex.Entry] = []
+        try catalogue.forEachBundleChunk { chunk in entries += chunk.map { fileSystem.packages.entry(for: $0.record) } }
+        fileSystem.packages.load(entries: entries)
         fileSystem.records.removeAll()
+        Memory.returnFreePages()
     }
 
     func start(session: FuseSession) {
