@@ -61,17 +61,7 @@ public struct BundleLayout: Sendable, Equatable {
     /// A second resources directory searched after the first: a framework whose top-level
     /// `Resources/` is a real directory and whose `Versions/Current` link was lost (zip files such
     /// as Python wheels drop symlinks) keeps the rest of its resources in its version directory.
-    public var versionResourcesDirectory: FilePath?
-
-    init(kind: LayoutKind, infoDirectory: FilePath, alternateInfoDirectories: [FilePath], resourcesDirectory: FilePath,
-         executableDirectories: [FilePath], versionResourcesDirectory: FilePath? = nil) {
-        self.kind = kind
-        self.infoDirectory = infoDirectory
-        self.alternateInfoDirectories = alternateInfoDirectories
-        self.resourcesDirectory = resourcesDirectory
-        self.executableDirectories = executableDirectories
-        self.versionResourcesDirectory = versionResourcesDirectory
-    }
+    public var versionResourcesDirectory: FilePath? = nil
 
     /// Decides the layout from one listing of the bundle directory (rule 2): `Contents/`, then
     /// `Resources/`, then `Support Files/`, then a top-level Info file; a `.framework` looks at
