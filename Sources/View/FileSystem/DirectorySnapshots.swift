@@ -3,11 +3,13 @@ import Synchronization
 /// Listings for READDIR when the kernel opens directories itself (`no_opendir`): then no OPENDIR
 /// or RELEASEDIR reaches the daemon, READDIR comes without a handle, and the kernel keeps the
 /// listing it was given until told the directory changed. A listing read from offset 0 is built
-/// afresh and kept per node, so the rest of that pass reads the same snapshot.
+/// afresh and kept per node, so the rest of that pass reads the same snapshot, until the pass has
+/// been given its last entry.
 final class DirectorySnapshots: Sendable {
     private let snapshots = Mutex([UInt64: DirectorySnapshot]())
-    /// Passes in progress at once are few; past this, older ones rebuild from offset 0 if needed.
-    static let limit = 1024
+    /// Passes in progress at once are few (a reader that stops early leaves one behind); past
+    /// this many, all are dropped and a pass that continues rebuilds its listing.
+    static let limit = 64
 
     func snapshot(of id: UInt64, offset: Int, build: () throws(ViewError) -> DirectorySnapshot) throws(ViewError) -> DirectorySnapshot {
         if offset > 0, let kept = snapshots.withLock({ $0[id] }) { return kept }

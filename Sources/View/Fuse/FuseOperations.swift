@@ -287,6 +287,12 @@ enum FuseOperations {
             used += added
             position += 1
         }
+        // Without OPENDIR there is no RELEASEDIR to say a pass is over: the pass that has been
+        // given the last entry is, and its snapshot goes (a million entries kept would be
+        // hundreds of megabytes).
+        if position >= snapshot.items.count + 2, fs.kernelOpensDirectories.load(ordering: .acquiring) {
+            fs.directorySnapshots.forget(id)
+        }
         if fuse_reply_buf(request, buffer, used) != 0 {
             for node in counted { fs.nodes.forget(node, count: 1) }
         }
