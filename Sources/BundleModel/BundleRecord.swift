@@ -27,6 +27,16 @@ public struct BundleRecord: Sendable, Equatable {
     public var resourceSearchDirectories: [FilePath] {
         (resourcesDirectory.map { [$0] } ?? []) + (versionResourcesDirectory.map { [$0] } ?? [])
     }
+
+    /// The directories the bundle search pattern looks in (rule 12), in order, relative to the
+    /// bundle: each resources directory's global level (localization nil), then its chosen lprojs
+    /// for `languages`, `Base.lproj` right after the first.
+    public func searchLevels(for languages: [LanguageTag]) -> [(directory: FilePath, localization: String?)] {
+        let lprojs = localizationChooser.lprojSearchOrder(for: languages)
+        return resourceSearchDirectories.flatMap { resources in
+            [(resources, nil)] + lprojs.map { (resources.appending(FileName($0 + ".lproj")), $0) }
+        }
+    }
     /// Real lproj names, without `.lproj`, sorted.
     public var localizations: [String] = []
     /// InfoPlist.strings tables by lproj name; `""` is a global `Resources/InfoPlist.strings`.

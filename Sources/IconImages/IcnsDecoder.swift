@@ -6,7 +6,7 @@ import Glibc
 /// 2000 member or an RLE-packed ARGB member with its mask decoded by libicns and encoded as PNG.
 /// When the largest is damaged, the next largest is tried.
 enum IcnsDecoder {
-    enum Encoding { case png, jpeg2000, packed(mask: String) }
+    enum Encoding { case png, jpeg2000, packed(mask: IcnsFile.Element) }
 
     struct Candidate {
         var element: IcnsFile.Element
@@ -34,8 +34,8 @@ enum IcnsDecoder {
                 } else if isJPEG2000(element.data) {
                     candidates.append(Candidate(element: element, side: side, encoding: .jpeg2000))
                 }
-            } else if let packed = packedTypes[element.type], file.element(packed.mask) != nil {
-                candidates.append(Candidate(element: element, side: packed.side, encoding: .packed(mask: packed.mask)))
+            } else if let packed = packedTypes[element.type], let mask = file.element(packed.mask) {
+                candidates.append(Candidate(element: element, side: packed.side, encoding: .packed(mask: mask)))
             }
         }
         // Largest first; at one size, a PNG needs no conversion.
@@ -45,13 +45,11 @@ enum IcnsDecoder {
             do {
                 switch candidate.encoding {
                 case .png:
-                    let data = Array(candidate.element.data)
-                    _ = try PNGCodec.decode(data) // served as it is, once known to be whole
-                    return data
+                    return try PNGCodec.checked(Array(candidate.element.data))
                 case .jpeg2000:
                     return try PNGCodec.encode(try decodeJPEG2000(candidate.element.data))
                 case let .packed(mask):
-                    return try PNGCodec.encode(try decodePacked(candidate.element, mask: file.element(mask)!, side: candidate.side))
+                    return try PNGCodec.encode(try decodePacked(candidate.element, mask: mask, side: candidate.side))
                 }
             } catch {
                 lastError = .malformed("\(candidate.element.type): \(error)")

@@ -11,9 +11,7 @@ public enum IconConverter {
         switch IconFileFormat(prefix: bytes) {
         case .icns: return try IcnsDecoder.png(from: bytes)
         case .tiff: return try PNGCodec.encode(try TIFFDecoder.image(from: bytes))
-        case .png:
-            _ = try PNGCodec.decode(bytes) // whole, so served as it is
-            return bytes
+        case .png: return try PNGCodec.checked(bytes)
         case nil: throw .unknownFormat
         }
     }

@@ -27,6 +27,12 @@ public enum PNGCodec {
         return Array(bytes.prefix(size))
     }
 
+    /// A PNG to serve as it is, once libpng has read it whole.
+    static func checked(_ bytes: [UInt8]) throws(IconImageError) -> [UInt8] {
+        _ = try decode(bytes)
+        return bytes
+    }
+
     /// Decodes a PNG file to RGBA.
     public static func decode(_ bytes: [UInt8]) throws(IconImageError) -> RGBAImage {
         // libpng reads the memory until the read finishes: one closure holds it for both steps.

@@ -47,7 +47,7 @@ struct Inspection {
         readFinderInfo(directory, into: &record)
         if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
         if settings.rules.isSystemTypeExtension(ext) { record.packageReasons.insert(.systemType) }
-        if let ext, settings.claimedExtensions.contains(ext) { record.packageReasons.insert(.claimed) }
+        if let ext, settings.claimed.extensions.contains(ext) { record.packageReasons.insert(.claimed) }
         if let flags = record.finderFlags, flags & FinderInfo.hasBundleFlag != 0 { record.packageReasons.insert(.finderBit) }
 
         let namedLikeBundle = ext.map { BundleKind.bundleExtensions.contains($0) } ?? false
@@ -266,7 +266,6 @@ struct Inspection {
     /// The lprojs of every resources directory (rule 10), and the InfoPlist.strings files rule 12
     /// can pick: in each lproj, the first resources directory that has one. Returns the listing of
     /// the first resources directory, which finding the icon reuses.
-    @discardableResult
     private func readLocalizations(bundle: FilePath, topListing: Listing, into record: inout BundleRecord) -> Listing? {
         var primary: Listing?
         var lprojs: [FileName] = []
@@ -295,7 +294,7 @@ struct Inspection {
             }
         }
         // A framework's two resources directories may both hold an lproj: it is listed once.
-        record.localizations = (lprojDirectories.count > 1 && record.versionResourcesDirectory != nil ? Array(Set(lprojs)) : lprojs).sorted().map(\.string)
+        record.localizations = (record.versionResourcesDirectory == nil ? lprojs : Array(Set(lprojs))).sorted().map(\.string)
         // Listing each lproj tells whether it has an InfoPlist.strings and whether that is a plain
         // file; the walk reuses the listing instead of making its own.
         for (lproj, lprojPath) in lprojDirectories where record.infoPlistStrings[lproj] == nil {

@@ -44,14 +44,8 @@ extension Inspection {
         if components.count == 1, listing?.entries[components[0]] == .file, let resources = record.resourcesDirectory {
             return resources.appending(relative)
         }
-        let levels = [FilePath.here] + record.localizationChooser.lprojSearchOrder(for: []).map { FilePath(FileName($0 + ".lproj")) }
-        for resources in record.resourceSearchDirectories {
-            for level in levels {
-                let candidate = resources.appending(level).appending(relative)
-                if root.status(bundle.appending(candidate))?.type == .regular { return candidate }
-            }
-        }
-        return nil
+        return record.searchLevels(for: []).lazy.map { $0.directory.appending(relative) }
+            .first { root.status(bundle.appending($0))?.type == .regular }
     }
 
     /// iOS: every variant of every name in the resources directory; the one with the most pixels.

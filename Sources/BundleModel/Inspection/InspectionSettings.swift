@@ -3,7 +3,6 @@ public struct InspectionSettings: Sendable {
     public var rules: PackageRules
     /// Extensions some catalogued application claims as package types (rule 14), and their icons.
     public var claimed: ClaimedTypes
-    public var claimedExtensions: Set<String> { claimed.extensions }
     /// An Info file larger than this is an error, not a read (a 64 MB "Info.plist" must not hang).
     public var infoFileLimit: Int
     /// The same for InfoPlist.strings and `.localized` strings files.

@@ -69,13 +69,11 @@ public struct ResourceResolver: Sendable {
     /// The item the pattern picks, or nil when no candidate exists. A framework that lost its
     /// `Versions/Current` link has a second resources directory, searched whole after the first.
     public func resolve(_ resourcePath: String, languages: [LanguageTag]) throws(Problem) -> Resolution? {
-        let candidates = try candidates(for: resourcePath, languages: languages)
-        for resources in record.resourceSearchDirectories {
-            for candidate in candidates {
-                let relative = resources.appending(candidate.relative)
-                guard let status = scope.status(bundle.appending(relative)), status.type == .regular || status.type == .directory else { continue }
-                return Resolution(path: record.path.appending(relative), localization: candidate.localization)
-            }
+        let joined = try Self.validate(resourcePath).reduce(FilePath.here) { $0.appending($1) }
+        for level in record.searchLevels(for: languages) {
+            let relative = level.directory.appending(joined)
+            guard let status = scope.status(bundle.appending(relative)), status.type == .regular || status.type == .directory else { continue }
+            return Resolution(path: record.path.appending(relative), localization: level.localization)
         }
         return nil
     }

@@ -38,13 +38,7 @@ extension ViewFileSystem {
             return Access.derived(owner: owner, isDirectory: false, from: within(source.path, relative, need: .read, &statuses))
         case let (.resources, .resources(key, subpath)):
             guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
-            var directories = [FilePath]()
-            for resources in record.resourceSearchDirectories {
-                directories.append(resources.appending(subpath))
-                for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
-                    directories.append(resources.appending(FileName(lproj + ".lproj")).appending(subpath))
-                }
-            }
+            let directories = record.searchLevels(for: packages.languages).map { $0.directory.appending(subpath) }
             let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
             let sources = existing.flatMap { within(record.path, $0, need: .list, &statuses) }
             return Access.derived(owner: owner, isDirectory: true, from: sources)

@@ -126,17 +126,11 @@ struct BundleViews: Sendable {
     /// directory and the chosen localizations' ones, each name once, those that resolve.
     func resourceNames(forView key: BundleViewKey, subpath: FilePath) -> [(name: FileName, resource: Resource)] {
         guard let record = record(forView: key), let bundle = source.relative(record.path) else { return [] }
-        // Each resources directory's global level, where lprojs are not resources, then its lprojs.
-        var directories: [(path: FilePath, isTop: Bool)] = []
-        for resources in record.resourceSearchDirectories {
-            directories.append((bundle.appending(resources).appending(subpath), subpath.isEmpty))
-            for lproj in record.localizationChooser.lprojSearchOrder(for: packages.languages) {
-                directories.append((bundle.appending(resources).appending(FileName(lproj + ".lproj")).appending(subpath), false))
-            }
-        }
         var names = Set<FileName>()
-        for (directory, isTop) in directories {
-            guard let handle = try? source.open(directory, flags: Descriptor.directoryNoFollowFinal),
+        for level in record.searchLevels(for: packages.languages) {
+            // At a resources directory's global level, lprojs are not resources.
+            let isTop = level.localization == nil && subpath.isEmpty
+            guard let handle = try? source.open(bundle.appending(level.directory).appending(subpath), flags: Descriptor.directoryNoFollowFinal),
                   let entries = try? handle.listDirectoryTyped()
             else { continue }
             for entry in entries {

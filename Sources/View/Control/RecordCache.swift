@@ -26,8 +26,14 @@ final class RecordCache: Sendable {
         var iconBytes = 0
 
         mutating func remove(_ key: FilePath) {
-            if case let .some(held?) = records[key]?.iconBytes { iconBytes -= held.count }
+            dropIcon(key)
             records[key] = nil
+        }
+
+        /// Forgets a record's converted icon, and the bytes it held.
+        mutating func dropIcon(_ key: FilePath) {
+            if case let .some(held?) = records[key]?.iconBytes { iconBytes -= held.count }
+            records[key]?.iconBytes = nil
         }
     }
 
@@ -92,15 +98,14 @@ final class RecordCache: Sendable {
         let bytes = convert(record)
         state.withLock { state in
             guard state.records[path]?.record == record else { return }
-            if case let .some(held?) = state.records[path]?.iconBytes { state.iconBytes -= held.count }
+            state.dropIcon(path)
             state.records[path]?.iconBytes = .some(bytes)
             state.records[path]?.iconStamp = current
             state.iconBytes += bytes?.count ?? 0
             guard state.iconBytes > Self.iconByteLimit else { return }
-            for (key, cached) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.iconBytes > Self.iconByteLimit / 2 {
-                guard case let .some(held?) = cached.iconBytes, key != path else { continue }
-                state.records[key]?.iconBytes = nil
-                state.iconBytes -= held.count
+            for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse })
+            where key != path && state.iconBytes > Self.iconByteLimit / 2 {
+                state.dropIcon(key)
             }
         }
         return bytes

@@ -6,7 +6,7 @@ import Synchronization
 final class RequestCounts: Sendable {
     enum Kind: Int, CaseIterable, Sendable {
         case lookup, forget, getattr, readlink, opendir, readdir, readdirplus, releasedir, open, read, release, statfs,
-             getxattr, listxattr, refused
+             getxattr, listxattr
     }
 
     private let counts = Mutex([UInt64](repeating: 0, count: Kind.allCases.count))

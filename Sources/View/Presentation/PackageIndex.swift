@@ -41,8 +41,6 @@ final class PackageIndex: Sendable {
     init(languages: [LanguageTag]) { self.languages = languages }
 
     /// Replaces everything with these records.
-    func load(_ records: [BundleRecord]) { load(entries: records.map(entry(for:))) }
-
     /// Replaces everything with these entries.
     func load(entries: [Entry]) {
         state.withLock { state in
