@@ -74,6 +74,15 @@ import TestSupport
         #expect(try inspect("Legacy.app", in: tree)?.icon == tree.path("Legacy.app/Icon-72.png"))
     }
 
+    // File names are bytes: the NFD twin of an icon's name is another file, not a variant of it.
+    @Test func iOSVariantsMatchNamesByBytes() throws {
+        tree.plist("Twin.app/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string("com.example.twin"), "CFBundleIconFiles": .array([.string("Ic\u{E9}ne")])]))
+        tree.file("Twin.app/Ic\u{E9}ne@2x.png", png(side: 120))
+        tree.file("Twin.app/Ice\u{301}ne@3x.png", png(side: 180))
+        #expect(try inspect("Twin.app", in: tree)?.icon == tree.path("Twin.app/Ic\u{E9}ne@2x.png"))
+    }
+
     @Test func gnustepNSIconThenApplicationIcon() throws {
         tree.gnustepApp("Terminal.app", info: ["CFBundleIdentifier": .string("org.gnustep.Terminal"), "NSIcon": .string("Terminal.tiff")])
         tree.file("Terminal.app/Resources/Terminal.tiff", IconFixtures.tiff([IconFixtures.gradient(side: 48)]))

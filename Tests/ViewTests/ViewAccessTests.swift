@@ -18,8 +18,11 @@ extension MountedViewTests {
             // Everything up to the source is open to others, as a shared tree would be.
             chmod(fixture.directory.path, 0o755)
             let tree = fixture.tree
-            tree.macApp("Shared/Open.app", identifier: "org.example.open", localizedStrings: ["en": ["CFBundleDisplayName": "Open"]])
-            tree.macApp("Shared/Private.app", identifier: "org.example.private")
+            tree.macApp("Shared/Open.app", identifier: "org.example.open", info: ["CFBundleIconFile": .string("Open")],
+                        localizedStrings: ["en": ["CFBundleDisplayName": "Open"]])
+            tree.file("Shared/Open.app/Contents/Resources/Open.icns", IconFixtures.packedIcns(IconFixtures.gradient(side: 128)))
+            tree.macApp("Shared/Private.app", identifier: "org.example.private", info: ["CFBundleIconFile": .string("Private")])
+            tree.file("Shared/Private.app/Contents/Resources/Private.icns", IconFixtures.packedIcns(IconFixtures.gradient(side: 128)), mode: 0o600)
             tree.text("Shared/Private.app/Contents/Resources/secret.txt", "secret\n", mode: 0o600)
             tree.macApp("Shared/Locked.app", identifier: "org.example.locked")
             tree.text("Shared/Locked.app/Contents/Resources/Vault/inside.txt", "inside\n")
@@ -40,6 +43,9 @@ extension MountedViewTests {
             let cases: [(String, String?, String, Bool)] = [
                 ("an open app's tar", "Shared/Open.app", "Shared/Open", false),
                 ("an open app's effective Info.plist", "Shared/Open.app/Contents/Info.plist", ".bundlefs/by-path/Shared/Open.app/Info.plist", false),
+                ("an open app's Icon.png", "Shared/Open.app/Contents/Resources/Open.icns", ".bundlefs/by-path/Shared/Open.app/Icon.png", false),
+                ("an Icon.png made from a 0600 icon", "Shared/Private.app/Contents/Resources/Private.icns",
+                 ".bundlefs/by-path/Shared/Private.app/Icon.png", false),
                 ("a tar holding a 0600 member", "Shared/Private.app", "Shared/Private", false),
                 ("the 0600 member by its real path", "Shared/Private.app/Contents/Resources/secret.txt",
                  "Shared/Private.app/Contents/Resources/secret.txt", false),
@@ -67,7 +73,7 @@ extension MountedViewTests {
                 if viewAllowed { readable.append(what) }
             }
             // Not vacuous: what SOURCE shares, the view shares too.
-            #expect(readable == ["an open app's tar", "an open app's effective Info.plist"], "\(readable)")
+            #expect(readable == ["an open app's tar", "an open app's effective Info.plist", "an open app's Icon.png"], "\(readable)")
             // The identifiers of bundles the user cannot reach are not listed to them either.
             #expect(try !user.canList(view.path(".bundlefs/by-id")))
             // The owner (root here) still reads everything through the view.

@@ -39,16 +39,18 @@ public enum IconRules {
     }
 
     /// Whether a file name is one of the variants of an iOS icon name (`AppIcon60x60` →
-    /// `AppIcon60x60@2x.png`, `AppIcon60x60@3x~ipad.png`; `Icon.png` → `Icon@2x.png`).
+    /// `AppIcon60x60@2x.png`, `AppIcon60x60@3x~ipad.png`; `Icon.png` → `Icon@2x.png`). Compared
+    /// as bytes, like every file name: an NFD twin of the name is another file.
     public static func isVariant(_ candidate: FileName, of name: String) -> Bool {
-        let base = name.hasSuffix(".png") ? String(name.dropLast(4)) : name
-        var rest = Substring(candidate.string)
-        if candidate.string == name { return true }
-        guard rest.hasPrefix(base) else { return false }
+        let nameBytes = FileName(name).bytes
+        let base = nameBytes.count >= 4 && Array(nameBytes.suffix(4)) == Array(".png".utf8) ? Array(nameBytes.dropLast(4)) : nameBytes
+        var rest = candidate.bytes[...]
+        if candidate == FileName(name) { return true }
+        guard rest.starts(with: base) else { return false }
         rest = rest.dropFirst(base.count)
-        for scale in ["@2x", "@3x"] where rest.hasPrefix(scale) { rest = rest.dropFirst(scale.count) }
-        for device in ["~ipad", "~iphone"] where rest.hasPrefix(device) { rest = rest.dropFirst(device.count) }
-        return rest == ".png"
+        for scale in ["@2x", "@3x"] where rest.starts(with: scale.utf8) { rest = rest.dropFirst(scale.utf8.count) }
+        for device in ["~ipad", "~iphone"] where rest.starts(with: device.utf8) { rest = rest.dropFirst(device.utf8.count) }
+        return rest.elementsEqual(".png".utf8)
     }
 
     /// A name to look for; the search pattern refuses `..` and absolute paths later.
