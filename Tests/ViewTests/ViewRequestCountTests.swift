@@ -8,23 +8,13 @@ extension MountedViewTests {
     @Suite struct RequestCounting {
         let fixture = ViewFixture()
 
-        func counts(_ view: MountedView) throws -> [String: Int] {
-            let bytes = try #require(try ExtendedAttributes.value("user.bundlefs.requests", atPath: FilePath(view.path(".bundlefs"))))
-            var counts: [String: Int] = [:]
-            for pair in String(decoding: bytes, as: UTF8.self).split(separator: " ") {
-                let parts = pair.split(separator: "=")
-                counts[String(parts[0])] = Int(parts[1])
-            }
-            return counts
-        }
-
         @Test func requestsAreCountedByKind() throws {
             let view = try fixture.mount(languages: "en")
-            let before = try counts(view)
+            let before = try requestCounts(view)
             #expect(before.keys.contains("lookup") && before.keys.contains("open") && before.keys.contains("read"))
             #expect(try contents(view.path("README.txt")) == Array("read me\n".utf8))
             for index in 0..<5 { #expect(throws: (any Error).self) { try FileStatus.of(view.path("missing-\(index)")) } }
-            let after = try counts(view)
+            let after = try requestCounts(view)
             #expect(after["open"]! - before["open"]! == 1)
             #expect(after["read"]! - before["read"]! >= 1)
             #expect(after["lookup"]! - before["lookup"]! >= 6, "README.txt and five missing names")
@@ -36,10 +26,10 @@ extension MountedViewTests {
         @Test func directoriesAreOpenedByTheKernel() throws {
             let view = try fixture.mount(languages: "en")
             _ = try Subprocess.run("/usr/bin/find", [view.mountPoint])
-            let before = try counts(view)
+            let before = try requestCounts(view)
             let found = try Subprocess.run("/usr/bin/find", [view.mountPoint])
             #expect(found.standardOutput.contains("README.txt"))
-            let after = try counts(view)
+            let after = try requestCounts(view)
             #expect(after["opendir"]! - before["opendir"]! == 0)
             #expect(after["releasedir"]! - before["releasedir"]! == 0)
             #expect(after["readdir"]! + after["readdirplus"]! - before["readdir"]! - before["readdirplus"]! == 0)

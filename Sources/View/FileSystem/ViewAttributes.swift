@@ -33,13 +33,13 @@ enum Attributes {
 
     /// A package as one read-only regular file: the tar's exact size, the directory's owner and
     /// read permissions, the latest modification time of anything in it.
-    static func package(directory: FileStatus, layout: TarLayout) -> stat {
+    static func package(directory: FileStatus, content: ContentVersion) -> stat {
         var attributes = of(directory)
-        attributes.st_mode = S_IFREG | layout.readableMode
+        attributes.st_mode = S_IFREG | content.readableMode
         attributes.st_nlink = 1
-        attributes.st_size = Int(layout.size)
-        attributes.st_blocks = Int((layout.size + 511) / 512)
-        attributes.st_mtim = time(max(layout.modificationTime, directory.modificationTime))
+        attributes.st_size = Int(content.size)
+        attributes.st_blocks = Int((content.size + 511) / 512)
+        attributes.st_mtim = time(max(content.modificationTime, directory.modificationTime))
         attributes.st_ctim = attributes.st_mtim
         return attributes
     }
@@ -68,20 +68,25 @@ enum Attributes {
 }
 
 extension ViewFileSystem {
-    /// GETATTR. An open real file answers from its descriptor (its path may have changed since).
-    func attributes(of id: UInt64, handle: UInt64?) throws(ViewError) -> (attributes: stat, timeout: Double) {
+    /// GETATTR. A real file kept open answers from its descriptor (its path may have changed
+    /// since); a package node with the content it was looked up with, whatever the package holds now.
+    func attributes(of id: UInt64) throws(ViewError) -> (attributes: stat, timeout: Double) {
         let node = try node(id)
         let timeout = timeout(for: node.kind)
         switch node.kind {
         case .source, .raw:
-            if let handle, case let .file(descriptor)? = handles.handle(handle), let status = try? descriptor.status() {
+            if let descriptor = openFiles.existing(id, generation: node.generation), let status = try? descriptor.status() {
                 return (Attributes.of(status), timeout)
             }
             let path = try realPath(id)
             guard let status = try? FileStatus.of(path), status.inode == node.inode, status.device == node.device else { throw .notFound }
             return (Attributes.of(status), timeout)
         case .package:
-            return (try packageAttributes(try realPath(id), expecting: node), timeout)
+            let path = try realPath(id)
+            guard let status = try? FileStatus.of(path), status.type == .directory, status.inode == node.inode,
+                  status.device == node.device, let content = node.version
+            else { throw .notFound }
+            return (Attributes.package(directory: status, content: content), timeout)
         case .info, .icon:
             guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
             return (synthesizedAttributes(node.kind, detail: node.detail, size: bytes.count), timeout)
@@ -99,10 +104,10 @@ extension ViewFileSystem {
                                access: access(of: kind, detail: detail), root: rootStatus)
     }
 
-    func packageAttributes(_ path: FilePath, expecting node: NodeTable.Node? = nil) throws(ViewError) -> stat {
-        guard let status = try? FileStatus.of(path), status.type == .directory,
-              node.map({ $0.inode == status.inode && $0.device == status.device }) ?? true
-        else { throw .notFound }
-        return try ViewError.translating { Attributes.package(directory: status, layout: try layouts.layout(of: path)) }
+    /// A package's attributes and content as laid out now.
+    func packageAttributes(_ path: FilePath) throws(ViewError) -> (attributes: stat, content: ContentVersion) {
+        guard let status = try? FileStatus.of(path), status.type == .directory else { throw .notFound }
+        let content = ContentVersion(try ViewError.translating { try layouts.layout(of: path) })
+        return (Attributes.package(directory: status, content: content), content)
     }
 }

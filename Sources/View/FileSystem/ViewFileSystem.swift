@@ -47,25 +47,32 @@ final class ViewFileSystem: Sendable {
     let listings: ListingCache
     let layouts: LayoutCache
     let handles = HandleTable()
+    /// Source files open for reading, by node (`sourceFile`).
+    let openFiles: OpenFiles<Descriptor>
+    /// The files a package node's reads keep open (a few each), by node.
+    let tarFiles = OpenFiles<TarFileSource>(limit: 32)
     /// Requests by kind, for `make bench` (`RequestCounts`).
     let requests = RequestCounts()
     /// Whether the kernel opens directories itself (FUSE_CAP_NO_OPENDIR_SUPPORT, negotiated at
     /// INIT): OPENDIR is then answered ENOSYS once and never sent again.
     let kernelOpensDirectories = Atomic<Bool>(false)
+    /// Whether the kernel opens files itself (FUSE_CAP_NO_OPEN_SUPPORT): OPEN is answered ENOSYS
+    /// once, and neither OPEN nor RELEASE comes again; the kernel keeps a file's pages across opens
+    /// until told they changed.
+    let kernelOpensFiles = Atomic<Bool>(false)
     let directorySnapshots = DirectorySnapshots()
     let views: BundleViews
     let timeouts: ViewTimeouts
     let logger: Logger
     /// The source root's own status: owner and times for synthesized directories.
     let rootStatus: FileStatus
-    /// Tells the kernel to forget a node's attributes and pages, from the notifier thread (set
-    /// once mounted; never called inside a request handler's locks).
-    let forgetNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
-    /// The layout each package node was last opened with.
-    let servedLayouts = Mutex<[UInt64: UInt64]>([:])
+    /// Tells the kernel to drop the names under which it holds a node, so that the next open
+    /// looks it up again, from the notifier thread (set once mounted; never called inside a
+    /// request handler's locks).
+    let retireNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
 
     init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
-         listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, logger: Logger) throws {
+         listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, openFileLimit: Int = 256, logger: Logger) throws {
         self.source = source
         rootStatus = try FileStatus.of(source.path)
         nodes = NodeTable(rootPath: source.path, device: rootStatus.device, inode: rootStatus.inode)
@@ -73,6 +80,7 @@ final class ViewFileSystem: Sendable {
         records = RecordCache(catalogue: catalogue)
         listings = ListingCache(entryLimit: listingEntryLimit)
         layouts = LayoutCache(memberLimit: layoutMemberLimit)
+        openFiles = OpenFiles(limit: openFileLimit)
         views = BundleViews(source: source, packages: packages, records: records)
         self.timeouts = timeouts
         self.logger = logger
@@ -107,10 +115,16 @@ final class ViewFileSystem: Sendable {
             || now.changeTime != listing.status.changeTime
     }
 
-    /// A package that changed under a read: its layout is dropped, and the kernel told.
-    func packageChanged(_ package: PackageHandle) {
-        layouts.invalidate(touching: package.path)
-        forgetNode.withLock { $0 }?(package.node)
+    /// A package node whose package changed: the kernel is told to look the package up again.
+    func packageChanged(_ id: UInt64) {
+        retireNode.withLock { $0 }?(id)
+    }
+
+    /// FORGET: when the kernel no longer knows a node, what was kept open for it is closed.
+    func forget(_ id: UInt64, count: UInt64) {
+        guard nodes.forget(id, count: count) else { return }
+        openFiles.remove(id)
+        tarFiles.remove(id)
     }
 
     func timeout(for kind: NodeKind) -> Double {

@@ -3,15 +3,6 @@ import SystemCalls
 import Glibc
 #endif
 
-/// How an open file of the view is answered.
-struct OpenAnswer {
-    var handle: UInt64
-    /// The kernel may keep pages cached from an earlier open (it is told when the file changes).
-    var keepCache: Bool
-    /// Reads bypass the page cache (synthesized bytes whose size may change at any moment).
-    var directIO: Bool
-}
-
 /// What a READ returns: bytes, or a range of an open file the session can splice.
 enum ReadAnswer {
     case bytes([UInt8])
@@ -19,70 +10,83 @@ enum ReadAnswer {
 }
 
 extension ViewFileSystem {
-    /// OPEN: real files are opened read-only (never following a symlink), packages laid out,
-    /// Info.plist views generated. Anything asking to write gets EROFS.
-    func open(_ id: UInt64, flags: Int32) throws(ViewError) -> OpenAnswer {
+    /// OPEN, when the kernel asks (it stops asking once told it may open files itself): nothing
+    /// is kept per open, since reads go by node; a file that cannot be read fails here as it would
+    /// at its first read. Anything asking to write gets EROFS.
+    func open(_ id: UInt64, flags: Int32) throws(ViewError) {
         if flags & O_ACCMODE != O_RDONLY || flags & (O_TRUNC | O_CREAT | O_APPEND) != 0 { throw .readOnly }
         let node = try node(id)
         switch node.kind {
+        case .source, .raw: _ = try sourceFile(id, node)
+        case .package: _ = try packageLayout(id, node)
+        case .info, .icon: if syntheticBytes(node.kind, detail: node.detail) == nil { throw .notFound }
+        case .control, .byID, .byPath, .bundleView, .resources: throw ViewError(code: EISDIR)
+        }
+    }
+
+    /// READ at any offset, by node: a real file from the descriptor its node keeps, a package's
+    /// bytes from the layout its node was looked up with, synthesized bytes as they are now (the
+    /// updater drops the kernel's pages when they change).
+    func read(_ id: UInt64, offset: Int64, count: Int) throws(ViewError) -> ReadAnswer {
+        let node = try node(id)
+        switch node.kind {
         case .source, .raw:
-            let path = try realPath(id)
-            let descriptor: Descriptor
-            do {
-                descriptor = try Descriptor.open(path, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK)
-            } catch let error as SystemError {
-                throw ViewError(code: error.errno == ELOOP ? ENOENT : error.errno)
-            } catch {
-                throw ViewError(code: EIO)
-            }
-            guard let status = try? descriptor.status(), status.inode == node.inode, status.device == node.device else { throw .notFound }
-            if status.type == .directory { throw ViewError(code: EISDIR) }
-            return OpenAnswer(handle: handles.add(.file(descriptor)), keepCache: node.kind == .source, directIO: false)
+            return .file(try sourceFile(id, node), offset: offset, count: count)
         case .package:
-            let path = try realPath(id)
-            let layout: TarLayout
-            do { layout = try layouts.layout(of: path) } catch { throw .notFound }
-            // The kernel's pages of this node are the previous open's layout: kept only if this is it.
-            // (Forgetting them all now and then costs one reread each, and bounds the table.)
-            let previous = servedLayouts.withLock { served in
-                if served.count >= 65_536 { served.removeAll() }
-                return served.updateValue(layout.serial, forKey: id)
+            let (layout, path) = try packageLayout(id, node)
+            let files = try tarFiles.value(id, generation: node.generation) { () throws(ViewError) in TarFileSource() }
+            do {
+                return .bytes(try layout.read(offset: offset, count: count, files: files))
+            } catch {
+                if error.code == EIO {
+                    layouts.invalidate(touching: path)
+                    packageChanged(id)
+                }
+                throw error
             }
-            return OpenAnswer(handle: handles.add(.package(PackageHandle(layout: layout, path: path, node: id))),
-                              keepCache: previous == layout.serial, directIO: false)
         case .info, .icon:
             guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
-            return OpenAnswer(handle: handles.add(.bytes(bytes)), keepCache: false, directIO: true)
+            guard offset < Int64(bytes.count) else { return .bytes([]) }
+            let start = Int(offset)
+            return .bytes(Array(bytes[start..<min(bytes.count, start + count)]))
         case .control, .byID, .byPath, .bundleView, .resources:
             throw ViewError(code: EISDIR)
         }
     }
 
-    /// READ at any offset: a package's bytes are computed from its layout, the same whether read
-    /// sequentially or not.
-    func read(_ handle: UInt64, offset: Int64, count: Int) throws(ViewError) -> ReadAnswer {
-        switch handles.handle(handle) {
-        case let .file(descriptor)?:
-            return .file(descriptor, offset: offset, count: count)
-        case let .package(package)?:
+    /// A real node's file, opened (never following a symlink) at its first read and kept. The file
+    /// must be the one looked up: one replaced since, or gone, fails with ESTALE, never serving
+    /// another file's bytes.
+    func sourceFile(_ id: UInt64, _ node: NodeTable.Node) throws(ViewError) -> Descriptor {
+        try openFiles.value(id, generation: node.generation) { () throws(ViewError) in
+            let path = try realPath(id)
+            let descriptor: Descriptor
             do {
-                return .bytes(try package.layout.read(offset: offset, count: count, files: package.files))
+                descriptor = try Descriptor.open(path, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK)
+            } catch let error as SystemError {
+                throw ViewError(code: error.errno == ELOOP || error.errno == ENOENT ? ESTALE : error.errno)
             } catch {
-                // It changed since it was laid out: the next open lays it out again, and the
-                // kernel forgets the size and pages it has.
-                if error.code == EIO { packageChanged(package) }
-                throw error
+                throw ViewError(code: EIO)
             }
-        case let .bytes(bytes)?:
-            guard offset < Int64(bytes.count) else { return .bytes([]) }
-            let start = Int(offset)
-            return .bytes(Array(bytes[start..<min(bytes.count, start + count)]))
-        case .directory?, nil:
-            throw ViewError(code: EBADF)
+            guard let status = try? descriptor.status(), status.inode == node.inode, status.device == node.device else {
+                throw ViewError(code: ESTALE)
+            }
+            if status.type == .directory { throw ViewError(code: EISDIR) }
+            return descriptor
         }
     }
 
-    func release(_ handle: UInt64) { handles.remove(handle) }
+    /// The layout a package node serves: the package's as it is now, if that is still the one the
+    /// node was looked up with; else the package changed and the node fails with EIO (a new
+    /// lookup makes a new node for the new layout).
+    func packageLayout(_ id: UInt64, _ node: NodeTable.Node) throws(ViewError) -> (TarLayout, FilePath) {
+        let path = try realPath(id)
+        guard let layout = try? layouts.layout(of: path), layout.fingerprint == node.version?.fingerprint else {
+            packageChanged(id)
+            throw ViewError(code: EIO)
+        }
+        return (layout, path)
+    }
 
     /// READLINK: the link's text, unchanged.
     func readLink(_ id: UInt64) throws(ViewError) -> FilePath {

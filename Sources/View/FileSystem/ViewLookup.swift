@@ -87,9 +87,9 @@ extension ViewFileSystem {
         guard let (entry, asPackage) = found else { return .negative(timeout: timeouts.real) }
         let childPath = path.appending(entry.realName)
         if asPackage {
-            let attributes = try packageAttributes(childPath)
+            let (attributes, content) = try packageAttributes(childPath)
             let (id, generation) = nodes.lookUp(.item(.package, device: UInt64(attributes.st_dev), inode: UInt64(attributes.st_ino)),
-                                                parent: parent, name: entry.realName, alias: name)
+                                                parent: parent, name: entry.realName, alias: name, version: content)
             return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.real)
         }
         // Fresh attributes: the listing may be a moment older than the file.

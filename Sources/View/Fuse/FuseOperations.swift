@@ -13,7 +13,9 @@ enum FuseOperations {
         ops.`init` = { userdata, connection in
             guard let connection, let userdata else { return }
             let fs = Unmanaged<ViewFileSystem>.fromOpaque(userdata).takeUnretainedValue()
-            fs.kernelOpensDirectories.store(FuseOperations.negotiate(connection), ordering: .releasing)
+            let (directories, files) = FuseOperations.negotiate(connection)
+            fs.kernelOpensDirectories.store(directories, ordering: .releasing)
+            fs.kernelOpensFiles.store(files, ordering: .releasing)
         }
         ops.lookup = { request, parent, name in
             guard let request, let name else { return }
@@ -28,7 +30,7 @@ enum FuseOperations {
         ops.forget = { request, id, count in
             guard let request else { return }
             FuseOperations.fileSystem(request).requests.count(.forget)
-            FuseOperations.fileSystem(request).nodes.forget(id, count: count)
+            FuseOperations.fileSystem(request).forget(id, count: count)
             fuse_reply_none(request)
         }
         ops.forget_multi = { request, count, forgets in
@@ -36,15 +38,15 @@ enum FuseOperations {
             FuseOperations.fileSystem(request).requests.count(.forget)
             let fs = FuseOperations.fileSystem(request)
             if let forgets {
-                for index in 0..<count { fs.nodes.forget(forgets[index].ino, count: forgets[index].nlookup) }
+                for index in 0..<count { fs.forget(forgets[index].ino, count: forgets[index].nlookup) }
             }
             fuse_reply_none(request)
         }
-        ops.getattr = { request, id, info in
+        ops.getattr = { request, id, _ in
             guard let request else { return }
             FuseOperations.fileSystem(request).requests.count(.getattr)
             do {
-                var (attributes, timeout) = try FuseOperations.fileSystem(request).attributes(of: id, handle: info?.pointee.fh)
+                var (attributes, timeout) = try FuseOperations.fileSystem(request).attributes(of: id)
                 fuse_reply_attr(request, &attributes, timeout)
             } catch {
                 fuse_reply_err(request, error.code)
@@ -95,27 +97,34 @@ enum FuseOperations {
         ops.releasedir = { request, _, info in
             guard let request else { return }
             FuseOperations.fileSystem(request).requests.count(.releasedir)
-            if let info { FuseOperations.fileSystem(request).release(info.pointee.fh) }
+            if let info { FuseOperations.fileSystem(request).handles.remove(info.pointee.fh) }
             fuse_reply_err(request, 0)
         }
         ops.open = { request, id, info in
             guard let request, let info else { return }
             FuseOperations.fileSystem(request).requests.count(.open)
+            let fs = FuseOperations.fileSystem(request)
+            // The kernel can open files itself: saying so once spares an OPEN and a RELEASE per
+            // open for the rest of the mount, and the kernel keeps pages across opens as with
+            // keep_cache (the updater tells it what changed).
+            if fs.kernelOpensFiles.load(ordering: .acquiring) {
+                fuse_reply_err(request, ENOSYS)
+                return
+            }
             do {
-                let answer = try FuseOperations.fileSystem(request).open(id, flags: info.pointee.flags)
-                info.pointee.fh = answer.handle
-                info.pointee.keep_cache = answer.keepCache ? 1 : 0
-                info.pointee.direct_io = answer.directIO ? 1 : 0
+                try fs.open(id, flags: info.pointee.flags)
+                info.pointee.fh = 0
+                info.pointee.keep_cache = 1
                 fuse_reply_open(request, info)
             } catch {
                 fuse_reply_err(request, error.code)
             }
         }
-        ops.read = { request, _, size, offset, info in
-            guard let request, let info else { return }
+        ops.read = { request, id, size, offset, _ in
+            guard let request else { return }
             FuseOperations.fileSystem(request).requests.count(.read)
             do {
-                switch try FuseOperations.fileSystem(request).read(info.pointee.fh, offset: Int64(offset), count: size) {
+                switch try FuseOperations.fileSystem(request).read(id, offset: Int64(offset), count: size) {
                 case let .bytes(bytes):
                     bytes.withUnsafeBytes { _ = fuse_reply_buf(request, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
                 case let .file(descriptor, offset, count):
@@ -131,10 +140,9 @@ enum FuseOperations {
                 fuse_reply_err(request, error.code)
             }
         }
-        ops.release = { request, _, info in
+        ops.release = { request, _, _ in
             guard let request else { return }
             FuseOperations.fileSystem(request).requests.count(.release)
-            if let info { FuseOperations.fileSystem(request).release(info.pointee.fh) }
             fuse_reply_err(request, 0)
         }
         ops.statfs = { request, _ in
@@ -189,15 +197,17 @@ enum FuseOperations {
 
     /// What the view asks of the kernel: attributes with directory entries, symlinks and
     /// directory contents cached, lookups in one directory in parallel, data invalidated when
-    /// attributes say a file changed, directories opened without asking. Returns whether the
-    /// kernel opens directories itself.
-    static func negotiate(_ connection: UnsafeMutablePointer<fuse_conn_info>) -> Bool {
+    /// attributes say a file changed, directories and files opened without asking. Returns
+    /// whether the kernel opens directories and files itself.
+    static func negotiate(_ connection: UnsafeMutablePointer<fuse_conn_info>) -> (directories: Bool, files: Bool) {
         let wanted = UInt32(FUSE_CAP_READDIRPLUS) | UInt32(FUSE_CAP_READDIRPLUS_AUTO) | UInt32(FUSE_CAP_CACHE_SYMLINKS)
             | UInt32(FUSE_CAP_PARALLEL_DIROPS) | UInt32(FUSE_CAP_AUTO_INVAL_DATA) | UInt32(FUSE_CAP_ASYNC_READ)
             | UInt32(FUSE_CAP_SPLICE_WRITE) | UInt32(FUSE_CAP_SPLICE_MOVE) | UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT)
+            | UInt32(FUSE_CAP_NO_OPEN_SUPPORT)
         connection.pointee.want |= wanted & connection.pointee.capable
         connection.pointee.time_gran = 1
-        return connection.pointee.want & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0
+        return (connection.pointee.want & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0,
+                connection.pointee.want & UInt32(FUSE_CAP_NO_OPEN_SUPPORT) != 0)
     }
 
     static func entryParameters(_ answer: EntryAnswer) -> fuse_entry_param {
@@ -214,7 +224,7 @@ enum FuseOperations {
         var parameters = entryParameters(answer)
         if fuse_reply_entry(request, &parameters) != 0 && answer.id != 0 {
             // The kernel never got it (the request was interrupted): it will not forget it.
-            fileSystem(request).nodes.forget(answer.id, count: 1)
+            fileSystem(request).forget(answer.id, count: 1)
         }
     }
 
@@ -294,7 +304,7 @@ enum FuseOperations {
             fs.directorySnapshots.forget(id)
         }
         if fuse_reply_buf(request, buffer, used) != 0 {
-            for node in counted { fs.nodes.forget(node, count: 1) }
+            for node in counted { fs.forget(node, count: 1) }
         }
     }
 }

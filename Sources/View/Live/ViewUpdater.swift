@@ -32,11 +32,11 @@ final class ViewUpdater: Sendable {
     func start(session: FuseSession) {
         self.session.withLock { $0 = session }
         worker.start()
-        fileSystem.forgetNode.withLock { $0 = { [worker] id in worker.enqueue { _ = session.invalidateInode(id) } } }
+        fileSystem.retireNode.withLock { $0 = { [worker, self] id in worker.enqueue { self.retire(id) } } }
     }
 
     func stop() {
-        fileSystem.forgetNode.withLock { $0 = nil }
+        fileSystem.retireNode.withLock { $0 = nil }
         worker.stop()
         session.withLock { $0 = nil }
     }
@@ -89,19 +89,28 @@ final class ViewUpdater: Sendable {
         guard !touched.isEmpty || !paths.isEmpty else { return }
         worker.enqueue { [self] in
             notify(touched)
-            notifySynthesizedDirectories()
+            notifySynthesized()
         }
     }
 
-    /// The `.bundlefs` directories (by-id, by-path, bundle views, resolved resources) are made from
-    /// the catalogue: when the kernel keeps directory listings itself (`no_opendir`), any change
-    /// of a bundle may change them, so their cached listings and attributes are dropped. They are
-    /// few: only those someone looked at are known to the kernel.
-    private func notifySynthesizedDirectories() {
+    /// The `.bundlefs` directories (by-id, by-path, bundle views, resolved resources) and their
+    /// `Info.plist` and `Icon.png` are made from the catalogue: the kernel keeps their listings
+    /// (`no_opendir`) and pages (`no_open`) itself, and any change of a bundle may change them, so
+    /// their cached listings, attributes and pages are dropped. They are few: only those someone
+    /// looked at are known to the kernel.
+    private func notifySynthesized() {
         guard let session = session.withLock({ $0 }) else { return }
-        for kind in [NodeKind.control, .byID, .byPath, .bundleView, .resources] {
+        for kind in [NodeKind.control, .byID, .byPath, .bundleView, .resources, .info, .icon] {
             for id in fileSystem.nodes.ids(of: kind) { _ = session.invalidateInode(id) }
         }
+    }
+
+    /// A package node serves one layout for as long as the kernel keeps it (its pages stay
+    /// consistent): when the package changes, the kernel drops the names that lead to the node, so
+    /// that the next open looks it up again and gets a new node.
+    private func retire(_ id: UInt64) {
+        guard let session = session.withLock({ $0 }) else { return }
+        for (parent, name) in fileSystem.nodes.entries(of: id) { _ = session.invalidateEntry(parent, name) }
     }
 
     /// Tells the kernel what changed in these directories: their attributes and cached entries,
@@ -136,16 +145,18 @@ final class ViewUpdater: Sendable {
             for name in invalid { _ = session.invalidateEntry(id, name) }
             for name in names ?? [] {
                 guard let child = try? FileStatus.of(directory.appending(name)) else { continue }
-                for kind in [NodeKind.source, .package] {
+                // A file's pages and attributes, by its presented and its real name.
+                for kind in [NodeKind.source, .raw] {
                     if let childID = fs.nodes.id(of: kind, device: child.device, inode: child.inode) { _ = session.invalidateInode(childID) }
                 }
+                if let packageID = fs.nodes.id(of: .package, device: child.device, inode: child.inode) { retire(packageID) }
             }
         }
         for package in packagesAround {
             guard let status = try? FileStatus.of(package),
                   let id = fs.nodes.id(of: .package, device: status.device, inode: status.inode)
             else { continue }
-            _ = session.invalidateInode(id)
+            retire(id)
         }
     }
 
@@ -158,9 +169,8 @@ final class ViewUpdater: Sendable {
             touched[path] = .some(nil)
         }
         notify(touched)
-        notifySynthesizedDirectories()
-        guard let session = session.withLock({ $0 }) else { return }
-        for id in fs.nodes.ids(of: .package) { _ = session.invalidateInode(id) }
+        notifySynthesized()
+        for id in fs.nodes.ids(of: .package) { retire(id) }
     }
 
     /// The directories from `path` up to the source root.

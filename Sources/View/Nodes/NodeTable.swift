@@ -60,6 +60,23 @@ enum NodeIdentity: Hashable, Sendable {
     case synthesized(NodeKind, detail: SyntheticDetail)
 }
 
+/// What a package node's bytes are: the kernel keeps a file's pages across opens (it opens files
+/// itself, `no_open`), so a node's content never changes; a package that changed is looked up as a
+/// new node, and the old one, still open somewhere, serves its old layout or fails with EIO.
+struct ContentVersion: Equatable, Sendable {
+    var fingerprint: UInt64
+    var size: Int64
+    var modificationTime: Int64
+    var readableMode: UInt32
+
+    init(_ layout: TarLayout) {
+        fingerprint = layout.fingerprint
+        size = layout.size
+        modificationTime = layout.modificationTime
+        readableMode = layout.readableMode
+    }
+}
+
 /// Every node the kernel knows, with its lookup count. Node ids index an array; an id is reused
 /// only after the kernel forgot it (its count reached zero through FORGET), with a new generation,
 /// as FUSE allows. Nodes hold no file descriptor: a real item is reached by its parent and name (or
@@ -77,6 +94,8 @@ final class NodeTable: Sendable {
         var lookups: UInt64
         /// What a synthesized node shows.
         var detail: SyntheticDetail
+        /// A package node's content.
+        var version: ContentVersion?
     }
 
     private struct Slot {
@@ -96,6 +115,7 @@ final class NodeTable: Sendable {
         var free: [UInt32] = []
         var index = NodeIndex()
         var details: [UInt32: SyntheticDetail] = [:]
+        var versions: [UInt32: ContentVersion] = [:]
         var synthesized: [NodeIdentity: UInt32] = [:]
         /// Names under which the kernel may hold a node other than its real name (display
         /// names), by parent: invalidating a directory must invalidate these too.
@@ -126,10 +146,17 @@ final class NodeTable: Sendable {
     /// The node for `identity`, created if new, its lookup count raised by one for a reply that
     /// hands it to the kernel. `parent` and `name` record the latest way it was reached (how its
     /// real path is found); `alias` is the name the kernel will know it by when that differs.
-    func lookUp(_ identity: NodeIdentity, parent: UInt64, name: FileName, alias: FileName? = nil) -> (id: UInt64, generation: UInt64) {
+    /// A node found with another `version` is retired (no lookup finds it again; it lives until
+    /// the kernel forgets it) and a new one made.
+    func lookUp(_ identity: NodeIdentity, parent: UInt64, name: FileName, alias: FileName? = nil,
+                version: ContentVersion? = nil) -> (id: UInt64, generation: UInt64) {
         state.withLock { state in
             let id: UInt32
-            if let existing = Self.find(identity, in: state) {
+            if let existing = Self.find(identity, in: state), state.versions[existing] != version, case let .item(kind, device, inode) = identity {
+                state.index.remove(existing, hash: Self.hash(kind, device, inode))
+                id = Self.create(identity, parent: parent, name: name, in: &state)
+                state.versions[id] = version
+            } else if let existing = Self.find(identity, in: state) {
                 id = existing
                 let index = Int(id - 1)
                 if UInt64(id) != Self.rootID {
@@ -142,6 +169,7 @@ final class NodeTable: Sendable {
                 }
             } else {
                 id = Self.create(identity, parent: parent, name: name, in: &state)
+                state.versions[id] = version
             }
             if let alias, alias != name, UInt64(id) != Self.rootID {
                 let parent32 = UInt32(parent)
@@ -207,7 +235,7 @@ final class NodeTable: Sendable {
             guard slot.live else { return nil }
             return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.name(slot.name), device: slot.device,
                         inode: slot.inode, generation: UInt64(slot.generation), lookups: UInt64(slot.lookups),
-                        detail: state.details[UInt32(id)] ?? .none)
+                        detail: state.details[UInt32(id)] ?? .none, version: state.versions[UInt32(id)])
         }
     }
 
@@ -221,17 +249,19 @@ final class NodeTable: Sendable {
         state.withLock { state in Self.find(identity, in: state).map(UInt64.init) }
     }
 
-    /// FORGET: the kernel dropped `count` references.
-    func forget(_ id: UInt64, count: UInt64) {
-        guard id != Self.rootID else { return }
-        state.withLock { state in
-            guard id > 0, id <= UInt64(state.slots.count), state.slots[Int(id - 1)].live else { return }
+    /// FORGET: the kernel dropped `count` references. Returns whether the node is gone.
+    @discardableResult
+    func forget(_ id: UInt64, count: UInt64) -> Bool {
+        guard id != Self.rootID else { return false }
+        return state.withLock { state in
+            guard id > 0, id <= UInt64(state.slots.count), state.slots[Int(id - 1)].live else { return false }
             let index = Int(id - 1)
             let id32 = UInt32(id)
             let remaining = UInt64(state.slots[index].lookups) - min(count, UInt64(state.slots[index].lookups))
             state.slots[index].lookups = UInt32(remaining)
-            guard remaining == 0 else { return }
+            guard remaining == 0 else { return false }
             let slot = state.slots[index]
+            state.versions[id32] = nil
             if slot.kind.isReal {
                 state.index.remove(id32, hash: Self.hash(slot.kind, slot.device, slot.inode))
             } else if let detail = state.details.removeValue(forKey: id32) {
@@ -245,6 +275,7 @@ final class NodeTable: Sendable {
             state.slots[index] = Slot()
             state.free.append(id32)
             if state.names.needsCompaction { Self.compactNames(&state) }
+            return true
         }
     }
 
@@ -285,6 +316,19 @@ final class NodeTable: Sendable {
     /// The names other than their real names under which the kernel may know children of `parent`.
     func aliases(under parent: UInt64) -> [FileName] {
         state.withLock { $0.aliases[UInt32(parent)]?.map(\.name) ?? [] }
+    }
+
+    /// Every (parent, name) under which the kernel may hold a node: its real name and its aliases.
+    func entries(of id: UInt64) -> [(parent: UInt64, name: FileName)] {
+        state.withLock { state in
+            guard id > 0, id <= UInt64(state.slots.count), state.slots[Int(id - 1)].live else { return [] }
+            let slot = state.slots[Int(id - 1)]
+            var result: [(parent: UInt64, name: FileName)] = slot.parent == 0 ? [] : [(UInt64(slot.parent), state.names.name(slot.name))]
+            for parent in state.aliasParents[UInt32(id)] ?? [] {
+                for alias in state.aliases[parent] ?? [] where alias.child == UInt32(id) { result.append((UInt64(parent), alias.name)) }
+            }
+            return result
+        }
     }
 
     /// The real names of the known children of each of `parents`, by parent.

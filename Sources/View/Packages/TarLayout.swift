@@ -1,4 +1,3 @@
-import Synchronization
 public import SystemCalls
 
 /// A package presented as an uncompressed POSIX tar (pax format): every member gets a pax extended
@@ -45,10 +44,10 @@ public struct TarLayout: Sendable {
     /// every member grants that class read (and search, for directories) and every member has the
     /// package's owner and group; else only the owner.
     public let readableMode: UInt32
-    /// Tells layouts apart: pages the kernel cached from one layout are only kept for opens that
-    /// serve the same one.
-    public let serial: UInt64
-    private static let serials = Atomic<UInt64>(0)
+    /// What the archive's bytes are made of (every member's name, metadata, inode and times): two
+    /// layouts of an unchanged package agree, so a layout dropped from a cache and made again still
+    /// serves the node that was looked up with the first (`NodeTable.ContentVersion`).
+    public let fingerprint: UInt64
 
     /// Walks a package directory (never following symlinks) and lays its members out, named from
     /// the package's real name. Devices and sockets are left out; FIFOs are archived as FIFOs,
@@ -107,7 +106,28 @@ public struct TarLayout: Sendable {
         container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
         readableMode = sharesOwner ? readable : readable & 0o400
-        serial = Self.serials.add(1, ordering: .relaxed).newValue
+        fingerprint = Self.fingerprint(of: members)
+    }
+
+    private static func fingerprint(of members: [Member]) -> UInt64 {
+        var hasher = Hasher()
+        for member in members {
+            hasher.combine(member.name.string)
+            hasher.combine(member.kind)
+            hasher.combine(member.mode)
+            hasher.combine(member.userID)
+            hasher.combine(member.groupID)
+            hasher.combine(member.size)
+            hasher.combine(member.modificationTime)
+            hasher.combine(member.changeTime)
+            hasher.combine(member.inode)
+            hasher.combine(member.linkTarget.string)
+            for (name, value) in member.extendedAttributes {
+                hasher.combine(name)
+                hasher.combine(value)
+            }
+        }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
     /// The `user.` namespace only: `trusted.` and `security.` are not the user's to copy.
