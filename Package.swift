@@ -47,6 +47,7 @@ let package = Package(
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Catalogue",
@@ -59,14 +60,15 @@ let package = Package(
         .target(
             name: "Watcher",
             dependencies: [
-                "BundleModel", "Catalogue", "Indexer", "Records", "Scanner", "SystemCalls",
+                "BundleModel", "Catalogue", "CompactStorage", "Indexer", "Records", "Scanner", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "IconImages", "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "CompactStorage", "IconImages", "SystemCalls",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(

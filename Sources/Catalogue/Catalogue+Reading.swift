@@ -169,21 +169,59 @@ extension Catalogue {
     public func knownTree(under root: FilePath) throws -> KnownTree {
         try read { db in
             var tree = KnownTree()
-            let bounds = Self.subtreeArguments(root)
-            try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
-                let path = FilePath(row[0] as String)
-                tree.addDirectory(path, KnownTree.Directory(
-                    changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3],
-                    sidecar: StampCoding.decode(row[4] as String?).first), isRoot: path == root)
-            }
-            try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds).forEach { row in
-                let path = FilePath(row[0] as String)
-                let structure = BundleStructure(
-                    infoFile: (row[2] as String?).map { FilePath($0) }, resourcesDirectory: (row[3] as String?).map { FilePath($0) },
-                    lowercasedExtension: path.lastComponent.lowercasedExtension)
-                tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure)
-            }
+            try Self.addKnown(db, under: root, root: root, to: &tree)
             return tree
+        }
+    }
+
+    /// What the catalogue knows of these bundles (their directories and files), for checking them
+    /// again a chunk at a time: the whole tree's would be hundreds of megabytes at 50,000 bundles.
+    public func knownTree(ofBundles bundles: [FilePath]) throws -> KnownTree {
+        try read { db in
+            var tree = KnownTree()
+            for bundle in bundles { try Self.addKnown(db, under: bundle, root: nil, to: &tree) }
+            return tree
+        }
+    }
+
+    private static func addKnown(_ db: Database, under subtree: FilePath, root: FilePath?, to tree: inout KnownTree) throws {
+        let bounds = subtreeArguments(subtree)
+        try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
+            let path = FilePath(row[0] as String)
+            tree.addDirectory(path, KnownTree.Directory(
+                changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3],
+                sidecar: StampCoding.decode(row[4] as String?).first), isRoot: path == root)
+        }
+        try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
+            let path = FilePath(row[0] as String)
+            tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure(path, row[2], row[3]))
+        }
+    }
+
+    private static func structure(_ path: FilePath, _ infoFile: String?, _ resourcesDirectory: String?) -> BundleStructure {
+        BundleStructure(infoFile: infoFile.map { FilePath($0) }, resourcesDirectory: resourcesDirectory.map { FilePath($0) },
+                        lowercasedExtension: path.lastComponent.lowercasedExtension)
+    }
+
+    /// Every catalogued directory under a root with its inode, parents before children, without
+    /// holding them all: what the watcher's tree is built from.
+    public func forEachDirectory(under root: FilePath, _ body: (FilePath, UInt64) throws -> Void) throws {
+        try read { db in
+            try Row.fetchCursor(db, sql: "SELECT path, inode FROM directories WHERE \(Self.subtreeCondition) ORDER BY path",
+                                arguments: Self.subtreeArguments(root)).forEach { row in
+                try body(FilePath(row[0] as String), UInt64(bitPattern: row[1]))
+            }
+        }
+    }
+
+    /// Every catalogued bundle under a root with its structure, without holding them all.
+    public func forEachBundleStructure(under root: FilePath, _ body: (FilePath, BundleStructure) throws -> Void) throws {
+        try read { db in
+            try Row.fetchCursor(db, sql: "SELECT path, info_file, resources_directory FROM bundles WHERE \(Self.subtreeCondition)",
+                                arguments: Self.subtreeArguments(root)).forEach { row in
+                let path = FilePath(row[0] as String)
+                try body(path, Self.structure(path, row[1], row[2]))
+            }
         }
     }
 

@@ -19,9 +19,9 @@ extension Watcher {
     /// Turns a batch of events into the directories to re-read, re-reads them, writes the result.
     func process(_ events: [InotifyEvent]) throws {
         var marked: [DirectoryTree.Node] = []
-        var markedIDs = Set<ObjectIdentifier>()
+        var markedIDs = Set<DirectoryTree.Node>()
         func mark(_ node: DirectoryTree.Node) {
-            if markedIDs.insert(ObjectIdentifier(node)).inserted { marked.append(node) }
+            if markedIDs.insert(node).inserted { marked.append(node) }
         }
         var changes = BatchChanges()
         var moves: [UInt32: (parent: DirectoryTree.Node, name: FileName)] = [:]
@@ -49,12 +49,12 @@ extension Watcher {
             }
             mark(node)
             pendingUpdate.touch(node.path, name: name)
-            if name.hasPrefix("._"), let sibling = node.children[name.dropping(prefixBytes: 2)] { mark(sibling) }
-            if event.mask.contains([.attrib, .isDirectory]), let child = node.children[name] { mark(child) }
+            if name.hasPrefix("._"), let sibling = node.child(name.dropping(prefixBytes: 2)) { mark(sibling) }
+            if event.mask.contains([.attrib, .isDirectory]), let child = node.child(name) { mark(child) }
             if event.mask.contains([.movedFrom, .isDirectory]) {
                 moves[event.cookie] = (node, name)
             } else if event.mask.contains([.movedTo, .isDirectory]),
-                      let from = moves.removeValue(forKey: event.cookie), let moved = from.parent.children[from.name] {
+                      let from = moves.removeValue(forKey: event.cookie), let moved = from.parent.child(from.name) {
                 // A rename within the tree: re-link the subtree and move its rows, instead of
                 // forgetting and rescanning it. Its own name may change what it is: re-read it.
                 let fromPath = moved.path
@@ -129,7 +129,7 @@ extension Watcher {
                     removeSubtree(child, into: &changes)
                 }
             }
-            for (name, start) in onDisk where node.children[name] == nil && !newStarts.contains(where: { $0.path == start.path }) {
+            for (name, start) in onDisk where node.child(name) == nil && !newStarts.contains(where: { $0.path == start.path }) {
                 newStarts.append(start)
             }
             if let around = tree.enclosingBundle(of: node, includingItself: false)?.node { enclosing.append(around) }
@@ -144,8 +144,8 @@ extension Watcher {
         // The bundles around the changed directories: their records may depend on what changed
         // (an InfoPlist.strings edited, an lproj added). Re-read those not re-read already.
         let reread = Set(changes.events.compactMap { if case let .bundle(record) = $0 { record.path } else { nil } })
-        var seen = Set<ObjectIdentifier>()
-        let around = enclosing.filter { tree.isAttached($0) && !reread.contains($0.path) && seen.insert(ObjectIdentifier($0)).inserted }
+        var seen = Set<DirectoryTree.Node>()
+        let around = enclosing.filter { tree.isAttached($0) && !reread.contains($0.path) && seen.insert($0).inserted }
         if !around.isEmpty {
             let (events, _) = scan(around.map(start(for:)), root: root, shallow: true)
             absorbRegistrations()

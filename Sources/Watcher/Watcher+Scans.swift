@@ -53,10 +53,9 @@ extension Watcher {
 
     /// Makes the tree for a root match the catalogue: its directories, their inodes, which are
     /// bundles, and the watches registered during the last scan (or held from before). Watches on
-    /// directories no longer in the tree (moved out while events were lost) are removed.
+    /// directories no longer in the tree (moved out while events were lost) are removed. The
+    /// catalogue's rows are read one at a time, never all held at once.
     func rebuildTree(root: FilePath) throws {
-        let known = try catalogue.knownTree(under: root)
-        let registered = Dictionary(installer.drain().map { ($0.path, $0.watch) }, uniquingKeysWith: { $1 })
         var previousWatches: [FilePath: Int32] = [:]
         var dropped: [Int32] = []
         if let old = tree.roots[root] {
@@ -67,32 +66,49 @@ extension Watcher {
         }
         tree.addRoot(root)
         var kept = Set<Int32>()
-        for path in known.directories.keys.sorted() {
-            guard let node = tree.node(at: path, create: true) else { continue }
-            node.inode = known.directories[path]?.inode ?? 0
-            if let watch = (registered[path] ?? nil) ?? previousWatches[path] {
+        try catalogue.forEachDirectory(under: root) { path, inode in
+            guard let node = tree.node(at: path, create: true) else { return }
+            node.inode = inode
+            if let watch = previousWatches[path] {
                 tree.setWatch(watch, for: node)
                 kept.insert(watch)
             }
         }
-        for (path, _) in known.bundles { tree.node(at: path)?.bundle = known.structures[path] ?? BundleStructure(patterns: []) }
+        previousWatches = [:]
+        // What this scan registered wins over what was held before (for directories the catalogue
+        // has: the tree now holds those and their ancestors).
+        for (path, watch) in installer.drain() {
+            guard let watch, let node = tree.node(at: path) else { continue }
+            tree.setWatch(watch, for: node)
+            kept.insert(watch)
+        }
+        try catalogue.forEachBundleStructure(under: root) { path, structure in tree.node(at: path)?.bundle = structure }
         installer.remove(dropped.filter { !kept.contains($0) })
         installer.settle { tree.node(forWatch: $0) != nil }
     }
 
-    /// Re-reads, with a shallow scan that checks their stamps, every catalogued bundle under a root.
+    /// Re-reads, with a shallow scan that checks their stamps, every catalogued bundle under a root,
+    /// a chunk of bundles at a time (what the catalogue knows of each chunk, its scan and its writes
+    /// are held only while that chunk is checked).
     func verifyBundles(root: FilePath) throws {
-        guard let rootNode = tree.roots[root] else { return }
+        guard let rootNode = tree.roots[root], let scanRoot = scanRoots[root] else { return }
         let bundles = tree.nodes(under: rootNode).filter { $0.bundle != nil }
-        guard !bundles.isEmpty, let scanRoot = scanRoots[root] else { return }
         var options = scanOptions
         options.shallow = true
         options.watchDirectory = nil
-        let scanner = TreeScanner(root: scanRoot, known: try catalogue.knownTree(under: root), options: options)
-        let sink = CollectingSink()
-        _ = scanner.scan(from: bundles.map(start(for:)), into: sink)
-        try write(BatchChanges(events: sink.events))
+        var chunkStart = 0
+        while chunkStart < bundles.count {
+            let chunk = bundles[chunkStart..<min(bundles.count, chunkStart + Self.verifyChunk)]
+            chunkStart += chunk.count
+            let starts = chunk.filter { tree.isAttached($0) }.map(start(for:))
+            let scanner = TreeScanner(root: scanRoot, known: try catalogue.knownTree(ofBundles: starts.map(\.path)), options: options)
+            let sink = CollectingSink()
+            _ = scanner.scan(from: starts, into: sink)
+            try write(BatchChanges(events: sink.events))
+        }
     }
+
+    static let verifyChunk = 2_000
 
     /// Where a scan of this directory starts: the bundle around it, whether it is part of that
     /// bundle's structure, whether an AppleDouble file sits beside it.
@@ -143,10 +159,10 @@ extension Watcher {
         for root in roots {
             guard let rootNode = tree.roots[root] else { continue }
             var nodes: [DirectoryTree.Node] = []
-            var seen = Set<ObjectIdentifier>()
+            var seen = Set<DirectoryTree.Node>()
             for node in tree.nodes(under: rootNode) where node.watch == nil {
                 for candidate in [node, tree.enclosingBundle(of: node, includingItself: false)?.node].compactMap({ $0 })
-                where seen.insert(ObjectIdentifier(candidate)).inserted {
+                where seen.insert(candidate).inserted {
                     nodes.append(candidate)
                 }
             }

@@ -162,8 +162,12 @@ if settings.watch {
 
 if settings.view {
     progress("view figures: native, bindfs and the view on the same warm trees ...")
-    try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs,
-                      million: settings.million, report: &report)
+    try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs, report: &report)
+}
+
+if settings.million {
+    progress("memory figures: `watch` and `mount` of 1,000,000 entries with 50,000 bundles ...")
+    try MemoryBench.run(binary: settings.binary, output: settings.output, mountPoint: Paths.join(settings.output, "mnt-memory"), report: &report)
 }
 
 let text = report.rendered

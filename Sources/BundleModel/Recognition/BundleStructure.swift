@@ -3,7 +3,7 @@ public import SystemCalls
 /// The directories that make up a bundle's own structure (`Contents`, GNUstep's `Resources`,
 /// a framework's `Versions/*/Resources`). They hold the bundle's Info file, so by rule 2 alone each
 /// would look like a flat bundle; they are parts of the enclosing bundle, never bundles themselves.
-public struct BundleStructure: Sendable, Equatable {
+public struct BundleStructure: Sendable, Hashable {
     /// Relative paths, where a `*` component matches any name.
     public let patterns: [[FileName]]
 

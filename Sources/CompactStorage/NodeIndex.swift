@@ -1,17 +1,17 @@
 /// An open-addressing hash set of node ids (4 bytes a slot), hashed and compared through the
-/// node table's own fields, so finding the node for a key costs no per-key allocation: a
+/// owner's own fields (the view's node table, the watcher's directory tree), so finding the node for a key costs no per-key allocation: a
 /// Dictionary keyed by (kind, device, inode) would cost ten times the memory at a million nodes.
-struct NodeIndex {
+public struct NodeIndex: Sendable {
     private var slots: [UInt32]
-    private(set) var count = 0
+    public private(set) var count = 0
     private var tombstones = 0
     private static let empty: UInt32 = 0
     private static let tombstone = UInt32.max
 
-    init() { slots = [UInt32](repeating: Self.empty, count: 1024) }
+    public init() { slots = [UInt32](repeating: Self.empty, count: 1024) }
 
     /// The id whose key hashes to `hash` and satisfies `matches`.
-    func find(hash: Int, matches: (UInt32) -> Bool) -> UInt32? {
+    public func find(hash: Int, matches: (UInt32) -> Bool) -> UInt32? {
         let mask = slots.count - 1
         var index = hash & mask
         while true {
@@ -23,7 +23,7 @@ struct NodeIndex {
     }
 
     /// Adds an id not yet present; `hashOf` rehashes existing ids when the table grows.
-    mutating func insert(_ id: UInt32, hash: Int, hashOf: (UInt32) -> Int) {
+    public mutating func insert(_ id: UInt32, hash: Int, hashOf: (UInt32) -> Int) {
         if (count + tombstones + 1) * 4 > slots.count * 3 { rebuild(capacity: count * 2 >= slots.count / 2 ? slots.count * 2 : slots.count, hashOf: hashOf) }
         let mask = slots.count - 1
         var index = hash & mask
@@ -33,7 +33,7 @@ struct NodeIndex {
         count += 1
     }
 
-    mutating func remove(_ id: UInt32, hash: Int) {
+    public mutating func remove(_ id: UInt32, hash: Int) {
         let mask = slots.count - 1
         var index = hash & mask
         while slots[index] != Self.empty {
