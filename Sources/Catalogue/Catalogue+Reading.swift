@@ -186,11 +186,11 @@ extension Catalogue {
 
     private static func addKnown(_ db: Database, under subtree: FilePath, root: FilePath?, to tree: inout KnownTree) throws {
         let bounds = subtreeArguments(subtree)
-        try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
+        try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(subtreeCondition) ORDER BY path",
+                            arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)
-            tree.addDirectory(path, KnownTree.Directory(
-                changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3],
-                sidecar: StampCoding.decode(row[4] as String?).first), isRoot: path == root)
+            tree.addDirectory(path, KnownTree.Directory(changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3]),
+                              sidecar: StampCoding.decode(row[4] as String?).first, isRoot: path == root)
         }
         try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)

@@ -93,7 +93,7 @@ public final class Catalogue: Sendable {
                 // and WAL with NORMAL still never corrupts on a crash.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // Index runs write tens of thousands of rows per transaction: keep the pages in memory.
-                try db.execute(sql: "PRAGMA cache_size = -65536")
+                try db.execute(sql: "PRAGMA cache_size = -16384")
             }
         }
         return configuration

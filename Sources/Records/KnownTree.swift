@@ -8,19 +8,20 @@ public struct KnownTree: Sendable {
         public var changeTime: Int64
         public var inode: UInt64
         public var trusted: Bool
-        public var sidecar: FileStamp?
+        /// Its subdirectories' names (kept here rather than under a second copy of its path: at
+        /// 250,000 directories that copy cost 25 MB).
+        public fileprivate(set) var children: [FileName] = []
 
-        public init(changeTime: Int64, inode: UInt64, trusted: Bool, sidecar: FileStamp?) {
+        public init(changeTime: Int64, inode: UInt64, trusted: Bool) {
             self.changeTime = changeTime
             self.inode = inode
             self.trusted = trusted
-            self.sidecar = sidecar
         }
     }
 
     public private(set) var directories: [FilePath: Directory] = [:]
-    /// Subdirectory names by parent path.
-    public private(set) var children: [FilePath: [FileName]] = [:]
+    /// The stamps of the AppleDouble files beside the few directories that have one.
+    public private(set) var sidecars: [FilePath: FileStamp] = [:]
     /// Stamps of each catalogued bundle's files, by bundle path.
     public private(set) var bundles: [FilePath: [FileStamp]] = [:]
     /// Each catalogued bundle's structural directories, by bundle path.
@@ -30,9 +31,16 @@ public struct KnownTree: Sendable {
 
     public var isEmpty: Bool { directories.isEmpty && bundles.isEmpty }
 
-    public mutating func addDirectory(_ path: FilePath, _ directory: Directory, isRoot: Bool) {
+    /// Subdirectory names of a known directory.
+    public func children(of path: FilePath) -> [FileName] { directories[path]?.children ?? [] }
+
+    /// Adds a directory; its parent, if known, must have been added before (rows by path).
+    public mutating func addDirectory(_ path: FilePath, _ directory: Directory, sidecar: FileStamp?, isRoot: Bool) {
+        var directory = directory
+        if let existing = directories[path] { directory.children = existing.children }
         directories[path] = directory
-        if !isRoot { children[path.parent, default: []].append(path.lastComponent) }
+        if let sidecar { sidecars[path] = sidecar }
+        if !isRoot { directories[path.parent]?.children.append(path.lastComponent) }
     }
 
     public mutating func addBundle(_ path: FilePath, stamps: [FileStamp], structure: BundleStructure) {

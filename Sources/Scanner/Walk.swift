@@ -101,7 +101,7 @@ final class Walk: Sendable {
             let status = task.parent.map { try? $0.status(of: task.name) } ?? (try? FileStatus.of(task.path))
             guard let status, status.type == .directory else { return } // gone
             let knownBundle = known.bundles[task.path]
-            if before.changeTime == status.changeTime, before.inode == status.inode, before.sidecar == sidecar,
+            if before.changeTime == status.changeTime, before.inode == status.inode, known.sidecars[task.path] == sidecar,
                knownBundle.map({ scanner.stampsUnchanged(bundle: task.path, $0) }) ?? true {
                 guard firstVisit(task, status, log: &log) else { return }
                 walkUnchanged(task, isBundle: knownBundle != nil, log: &log)
@@ -124,8 +124,8 @@ final class Walk: Sendable {
         log.visited.append(task.path)
         if isBundle { log.presentBundles.append(task.path) }
         let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
-        let children = (scanner.known.children[task.path] ?? []).map { name in
-            task.child(name, hasSidecar: scanner.known.directories[task.path.appending(name)]?.sidecar != nil,
+        let children = scanner.known.children(of: task.path).map { name in
+            task.child(name, hasSidecar: !scanner.known.sidecars.isEmpty && scanner.known.sidecars[task.path.appending(name)] != nil,
                        bundle: structure, listings: [:], opened: nil)
         }
         if scanner.options.shallow {
@@ -219,7 +219,7 @@ final class Walk: Sendable {
             guard known.directories[next] != nil else { continue }
             log.visited.append(next)
             if known.bundles[next] != nil { log.presentBundles.append(next) }
-            pending += (known.children[next] ?? []).map { next.appending($0) }
+            pending += known.children(of: next).map { next.appending($0) }
         }
     }
 
