@@ -67,8 +67,8 @@ public struct Indexer: Sendable {
         let result = scanner.scan(into: sink)
         try sink.check()
 
-        let staleDirectories = known.directories.keys.filter { !result.visitedDirectories.contains($0) }
-        let staleBundles = known.bundles.keys.filter { !result.presentBundles.contains($0) }
+        let staleDirectories = known.directories.compactMap { result.visitedKnownDirectories.contains($0.value.ordinal) ? nil : $0.key }
+        let staleBundles = known.bundles.keys.filter { !result.present($0, known: known) }
         try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
 
         var summary = IndexSummary(root: rootPath)

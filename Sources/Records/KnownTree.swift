@@ -11,6 +11,8 @@ public struct KnownTree: Sendable {
         /// Its subdirectories' names (kept here rather than under a second copy of its path: at
         /// 250,000 directories that copy cost 25 MB).
         public fileprivate(set) var children: [FileName] = []
+        /// Its number among the known directories (0, 1, 2…): what a scan records as visited.
+        public fileprivate(set) var ordinal: UInt32 = 0
 
         public init(changeTime: Int64, inode: UInt64, trusted: Bool) {
             self.changeTime = changeTime
@@ -37,7 +39,12 @@ public struct KnownTree: Sendable {
     /// Adds a directory; its parent, if known, must have been added before (rows by path).
     public mutating func addDirectory(_ path: FilePath, _ directory: Directory, sidecar: FileStamp?, isRoot: Bool) {
         var directory = directory
-        if let existing = directories[path] { directory.children = existing.children }
+        if let existing = directories[path] {
+            directory.children = existing.children
+            directory.ordinal = existing.ordinal
+        } else {
+            directory.ordinal = UInt32(directories.count)
+        }
         directories[path] = directory
         if let sidecar { sidecars[path] = sidecar }
         if !isRoot { directories[path.parent]?.children.append(path.lastComponent) }

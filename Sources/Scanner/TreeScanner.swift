@@ -67,10 +67,23 @@ public struct ScanStart: Sendable, Equatable {
 
 /// What a scan found, beyond the events it sent.
 public struct ScanResult: Sendable {
-    /// Every directory that exists under the root (listed or known unchanged).
-    public var visitedDirectories: Set<FilePath> = []
-    /// Every bundle or package that exists under the root (re-read or known unchanged).
-    public var presentBundles: Set<FilePath> = []
+    /// The directories that exist under the root (listed or known unchanged) and that the
+    /// catalogue knew, by their `KnownTree` ordinals, and the others by path (`visited(_:known:)`).
+    public var visitedKnownDirectories = OrdinalSet()
+    public var visitedNewDirectories: Set<FilePath> = []
+    /// The bundles or packages that exist under the root (re-read or known unchanged), the same way.
+    public var presentKnownBundles = OrdinalSet()
+    public var presentNewBundles: Set<FilePath> = []
+
+    /// Whether a directory was visited.
+    public func visited(_ path: FilePath, known: KnownTree) -> Bool {
+        known.directories[path].map { visitedKnownDirectories.contains($0.ordinal) } ?? visitedNewDirectories.contains(path)
+    }
+
+    /// Whether a bundle was found present.
+    public func present(_ bundle: FilePath, known: KnownTree) -> Bool {
+        known.directories[bundle].map { presentKnownBundles.contains($0.ordinal) } ?? presentNewBundles.contains(bundle)
+    }
     /// In a shallow scan: the subdirectories of the directories listed, ready to be scanned.
     public var childStarts: [ScanStart] = []
 
@@ -122,7 +135,7 @@ public final class TreeScanner: Sendable {
         // executable removed): re-read those bundles that were not re-read already.
         let merged = walk.merged.withLock { $0 }
         var log = Walk.WorkerLog()
-        for path in merged.dirtyBundles.subtracting(merged.inspectedBundles).sorted() where merged.result.visitedDirectories.contains(path) {
+        for path in merged.dirtyBundles.subtracting(merged.inspectedBundles).sorted() where merged.result.visited(path, known: known) {
             walk.emit(for: path, inspectDirectory(at: path), log: &log)
         }
         walk.merge(log)

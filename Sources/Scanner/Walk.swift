@@ -11,7 +11,10 @@ import Glibc
 final class Walk: Sendable {
     /// What one worker saw; merged into the result when it finishes.
     struct WorkerLog {
+        /// Visits and present bundles: the known ones by ordinal, new ones by path.
+        var visitedKnown: [UInt32] = []
         var visited: [FilePath] = []
+        var presentKnown: [UInt32] = []
         var presentBundles: [FilePath] = []
         var inspectedBundles: [FilePath] = []
         var dirtyBundles: [FilePath] = []
@@ -52,8 +55,10 @@ final class Walk: Sendable {
 
     func merge(_ log: WorkerLog) {
         merged.withLock { merged in
-            merged.result.visitedDirectories.formUnion(log.visited)
-            merged.result.presentBundles.formUnion(log.presentBundles)
+            merged.result.visitedKnownDirectories.formUnion(log.visitedKnown)
+            merged.result.visitedNewDirectories.formUnion(log.visited)
+            merged.result.presentKnownBundles.formUnion(log.presentKnown)
+            merged.result.presentNewBundles.formUnion(log.presentBundles)
             merged.result.problems += log.problems
             merged.result.childStarts += log.childStarts
             merged.inspectedBundles.formUnion(log.inspectedBundles)
@@ -79,7 +84,7 @@ final class Walk: Sendable {
         case let .bundle(record):
             channel.append(.bundle(record))
             if tracksVisits {
-                log.presentBundles.append(path)
+                recordPresent(path, log: &log)
                 log.inspectedBundles.append(path)
             }
         case .notABundle:
@@ -121,8 +126,8 @@ final class Walk: Sendable {
     /// The directory is as catalogued: its subdirectories are known without listing it.
     private func walkUnchanged(_ task: DirectoryTask, isBundle: Bool, log: inout WorkerLog) {
         scanner.progress.visitedDirectory(listed: false)
-        log.visited.append(task.path)
-        if isBundle { log.presentBundles.append(task.path) }
+        recordVisit(task.path, log: &log)
+        if isBundle { recordPresent(task.path, log: &log) }
         let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
         let children = scanner.known.children(of: task.path).map { name in
             task.child(name, hasSidecar: !scanner.known.sidecars.isEmpty && scanner.known.sidecars[task.path.appending(name)] != nil,
@@ -164,7 +169,7 @@ final class Walk: Sendable {
         guard status.type == .directory, firstVisit(task, status, log: &log) else { return }
         scanner.progress.visitedDirectory(listed: true)
         if tracksVisits {
-            log.visited.append(path)
+            recordVisit(path, log: &log)
             if let enclosing = task.enclosingBundle { log.dirtyBundles.append(enclosing) }
         }
 
@@ -217,10 +222,18 @@ final class Walk: Sendable {
         var pending = [path]
         while let next = pending.popLast() {
             guard known.directories[next] != nil else { continue }
-            log.visited.append(next)
-            if known.bundles[next] != nil { log.presentBundles.append(next) }
+            recordVisit(next, log: &log)
+            if known.bundles[next] != nil { recordPresent(next, log: &log) }
             pending += known.children(of: next).map { next.appending($0) }
         }
+    }
+
+    private func recordVisit(_ path: FilePath, log: inout WorkerLog) {
+        if let ordinal = scanner.known.directories[path]?.ordinal { log.visitedKnown.append(ordinal) } else { log.visited.append(path) }
+    }
+
+    private func recordPresent(_ bundle: FilePath, log: inout WorkerLog) {
+        if let ordinal = scanner.known.directories[bundle]?.ordinal { log.presentKnown.append(ordinal) } else { log.presentBundles.append(bundle) }
     }
 
     private func schedule(_ children: [DirectoryTask], under node: Node) {
