@@ -46,7 +46,7 @@ let package = Package(
             resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
-        .target(name: "Records", dependencies: ["BundleModel", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
         .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(
@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "IndexTests",
             dependencies: [
-                "Indexer", "Catalogue", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport",
+                "Indexer", "Catalogue", "Records", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

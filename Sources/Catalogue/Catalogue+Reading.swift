@@ -169,7 +169,7 @@ extension Catalogue {
     public func knownTree(under root: FilePath) throws -> KnownTree {
         try read { db in
             var tree = KnownTree()
-            try Self.addKnown(db, under: root, root: root, to: &tree)
+            try Self.addKnown(db, under: root, to: &tree)
             return tree
         }
     }
@@ -179,18 +179,18 @@ extension Catalogue {
     public func knownTree(ofBundles bundles: [FilePath]) throws -> KnownTree {
         try read { db in
             var tree = KnownTree()
-            for bundle in bundles { try Self.addKnown(db, under: bundle, root: nil, to: &tree) }
+            for bundle in bundles { try Self.addKnown(db, under: bundle, to: &tree) }
             return tree
         }
     }
 
-    private static func addKnown(_ db: Database, under subtree: FilePath, root: FilePath?, to tree: inout KnownTree) throws {
+    private static func addKnown(_ db: Database, under subtree: FilePath, to tree: inout KnownTree) throws {
         let bounds = subtreeArguments(subtree)
         try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(subtreeCondition) ORDER BY path",
                             arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)
             tree.addDirectory(path, KnownTree.Directory(changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3]),
-                              sidecar: StampCoding.decode(row[4] as String?).first, isRoot: path == root)
+                              sidecar: StampCoding.decode(row[4] as String?).first)
         }
         try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)

@@ -67,7 +67,7 @@ public struct Indexer: Sendable {
         let result = scanner.scan(into: sink)
         try sink.check()
 
-        let staleDirectories = known.directories.compactMap { result.visitedKnownDirectories.contains($0.value.ordinal) ? nil : $0.key }
+        let staleDirectories = known.directories(notIn: result.visitedKnownDirectories)
         let staleBundles = known.bundles.keys.filter { !result.present($0, known: known) }
         try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
 

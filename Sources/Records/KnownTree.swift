@@ -1,18 +1,18 @@
 public import BundleModel
+import CompactStorage
 public import SystemCalls
 
 /// What the catalogue knew about a tree before a scan: lets the scanner skip directories whose
 /// ctime has not changed and bundles whose files have not changed.
+///
+/// Directories are kept as a tree of small slots (about 40 bytes each) keyed by (parent, name),
+/// names packed in a `NameArena`: keyed by whole path strings, 255,000 directories cost 90 MB of
+/// a restart's memory. A slot's number is the directory's ordinal, what a scan records as visited.
 public struct KnownTree: Sendable {
     public struct Directory: Sendable {
         public var changeTime: Int64
         public var inode: UInt64
         public var trusted: Bool
-        /// Its subdirectories' names (kept here rather than under a second copy of its path: at
-        /// 250,000 directories that copy cost 25 MB).
-        public fileprivate(set) var children: [FileName] = []
-        /// Its number among the known directories (0, 1, 2…): what a scan records as visited.
-        public fileprivate(set) var ordinal: UInt32 = 0
 
         public init(changeTime: Int64, inode: UInt64, trusted: Bool) {
             self.changeTime = changeTime
@@ -21,7 +21,21 @@ public struct KnownTree: Sendable {
         }
     }
 
-    public private(set) var directories: [FilePath: Directory] = [:]
+    private struct Slot: Sendable {
+        var parent: UInt32 = 0
+        var firstChild: UInt32 = 0
+        var nextSibling: UInt32 = 0
+        var name = NameArena.Slice.empty
+        var directory = Directory(changeTime: 0, inode: 0, trusted: false)
+        /// A catalogued directory (not only on the way to one).
+        var known = false
+    }
+
+    /// Slot i holds id i + 1; id 1 is `/`.
+    private var slots = [Slot()]
+    private var names = NameArena()
+    private var index = NodeIndex()
+    private(set) public var directoryCount = 0
     /// The stamps of the AppleDouble files beside the few directories that have one.
     public private(set) var sidecars: [FilePath: FileStamp] = [:]
     /// Stamps of each catalogued bundle's files, by bundle path.
@@ -31,27 +45,131 @@ public struct KnownTree: Sendable {
 
     public init() {}
 
-    public var isEmpty: Bool { directories.isEmpty && bundles.isEmpty }
+    public var isEmpty: Bool { directoryCount == 0 && bundles.isEmpty }
 
-    /// Subdirectory names of a known directory.
-    public func children(of path: FilePath) -> [FileName] { directories[path]?.children ?? [] }
+    /// A catalogued directory and its ordinal.
+    public func directory(at path: FilePath) -> (ordinal: UInt32, directory: Directory)? {
+        guard let id = find(path), slots[Int(id - 1)].known else { return nil }
+        return (id, slots[Int(id - 1)].directory)
+    }
 
-    /// Adds a directory; its parent, if known, must have been added before (rows by path).
-    public mutating func addDirectory(_ path: FilePath, _ directory: Directory, sidecar: FileStamp?, isRoot: Bool) {
-        var directory = directory
-        if let existing = directories[path] {
-            directory.children = existing.children
-            directory.ordinal = existing.ordinal
-        } else {
-            directory.ordinal = UInt32(directories.count)
+    /// The names of a directory's catalogued subdirectories.
+    public func children(of path: FilePath) -> [FileName] {
+        guard let id = find(path) else { return [] }
+        var result: [FileName] = []
+        var child = slots[Int(id - 1)].firstChild
+        while child != 0 {
+            if slots[Int(child - 1)].known { result.append(names.name(slots[Int(child - 1)].name)) }
+            child = slots[Int(child - 1)].nextSibling
         }
-        directories[path] = directory
+        return result
+    }
+
+    /// The catalogued directories whose ordinals are not in `visited`: those a scan found gone.
+    public func directories(notIn visited: OrdinalSet) -> [FilePath] {
+        slots.indices.compactMap { index in
+            let id = UInt32(index + 1)
+            return slots[index].known && !visited.contains(id) ? path(of: id) : nil
+        }
+    }
+
+    /// Adds a catalogued directory (its ancestors are made as needed).
+    public mutating func addDirectory(_ path: FilePath, _ directory: Directory, sidecar: FileStamp?) {
+        var id: UInt32 = 1
+        var string = path.string
+        string.withUTF8 { bytes in
+            Self.forEachComponent(bytes) { component in
+                if let child = child(of: id, named: component) {
+                    id = child
+                } else {
+                    id = create(component, under: id)
+                }
+                return true
+            }
+        }
+        if !slots[Int(id - 1)].known { directoryCount += 1 }
+        slots[Int(id - 1)].directory = directory
+        slots[Int(id - 1)].known = true
         if let sidecar { sidecars[path] = sidecar }
-        if !isRoot { directories[path.parent]?.children.append(path.lastComponent) }
     }
 
     public mutating func addBundle(_ path: FilePath, stamps: [FileStamp], structure: BundleStructure) {
         bundles[path] = stamps
         if !structure.isEmpty { structures[path] = structure }
+    }
+
+    // MARK: Slots
+
+    private func find(_ path: FilePath) -> UInt32? {
+        var id: UInt32? = 1
+        var string = path.string
+        string.withUTF8 { bytes in
+            Self.forEachComponent(bytes) { component in
+                id = child(of: id!, named: component)
+                return id != nil
+            }
+        }
+        return id
+    }
+
+    /// Calls `body` with each non-empty component of an absolute path's bytes, until it says stop.
+    private static func forEachComponent(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) -> Bool) {
+        var start = 0
+        while start < bytes.count {
+            if bytes[start] == UInt8(ascii: "/") {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+            guard body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end]))) else { return }
+            start = end
+        }
+    }
+
+    private func child(of parent: UInt32, named component: UnsafeRawBufferPointer) -> UInt32? {
+        index.find(hash: Self.hash(parent, component)) { id in
+            let slot = slots[Int(id - 1)]
+            guard slot.parent == parent, Int(slot.name.length) == component.count else { return false }
+            let start = Int(slot.name.offset)
+            return names.bytes[start..<start + component.count].elementsEqual(component)
+        }
+    }
+
+    private mutating func create(_ component: UnsafeRawBufferPointer, under parent: UInt32) -> UInt32 {
+        let name = names.store(FileName(String(decoding: component, as: UTF8.self)))
+        slots.append(Slot(parent: parent, nextSibling: slots[Int(parent - 1)].firstChild, name: name))
+        let id = UInt32(slots.count)
+        slots[Int(parent - 1)].firstChild = id
+        let slots = self.slots, names = self.names
+        index.insert(id, hash: Self.hash(parent, component)) { other in
+            let slot = slots[Int(other - 1)]
+            let start = Int(slot.name.offset)
+            return names.bytes[start..<start + Int(slot.name.length)].withUnsafeBytes { Self.hash(slot.parent, $0) }
+        }
+        return id
+    }
+
+    private func path(of id: UInt32) -> FilePath {
+        var components: [NameArena.Slice] = []
+        var current = id
+        while current > 1 {
+            components.append(slots[Int(current - 1)].name)
+            current = slots[Int(current - 1)].parent
+        }
+        var bytes: [UInt8] = []
+        for slice in components.reversed() {
+            bytes.append(UInt8(ascii: "/"))
+            let start = Int(slice.offset)
+            bytes += names.bytes[start..<start + Int(slice.length)]
+        }
+        return FilePath(bytes.isEmpty ? "/" : String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static func hash(_ parent: UInt32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(parent)
+        hasher.combine(bytes: bytes)
+        return hasher.finalize()
     }
 }

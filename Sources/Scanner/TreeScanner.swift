@@ -77,12 +77,12 @@ public struct ScanResult: Sendable {
 
     /// Whether a directory was visited.
     public func visited(_ path: FilePath, known: KnownTree) -> Bool {
-        known.directories[path].map { visitedKnownDirectories.contains($0.ordinal) } ?? visitedNewDirectories.contains(path)
+        known.directory(at: path).map { visitedKnownDirectories.contains($0.ordinal) } ?? visitedNewDirectories.contains(path)
     }
 
     /// Whether a bundle was found present.
     public func present(_ bundle: FilePath, known: KnownTree) -> Bool {
-        known.directories[bundle].map { presentKnownBundles.contains($0.ordinal) } ?? presentNewBundles.contains(bundle)
+        known.directory(at: bundle).map { presentKnownBundles.contains($0.ordinal) } ?? presentNewBundles.contains(bundle)
     }
     /// In a shallow scan: the subdirectories of the directories listed, ready to be scanned.
     public var childStarts: [ScanStart] = []

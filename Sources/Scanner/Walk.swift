@@ -101,7 +101,7 @@ final class Walk: Sendable {
         let known = scanner.known
         let sidecar = task.hasSidecar ? sidecarStamp(of: task.path) : nil
         // A directory the catalogue knows is stat'ed first: unchanged, it need not be opened.
-        if let before = known.directories[task.path], before.trusted {
+        if let before = known.directory(at: task.path)?.directory, before.trusted {
             scanner.options.watchDirectory?(task.path, nil, true)
             let status = task.parent.map { try? $0.status(of: task.name) } ?? (try? FileStatus.of(task.path))
             guard let status, status.type == .directory else { return } // gone
@@ -221,7 +221,7 @@ final class Walk: Sendable {
         log.problems.append(problem)
         var pending = [path]
         while let next = pending.popLast() {
-            guard known.directories[next] != nil else { continue }
+            guard known.directory(at: next) != nil else { continue }
             recordVisit(next, log: &log)
             if known.bundles[next] != nil { recordPresent(next, log: &log) }
             pending += known.children(of: next).map { next.appending($0) }
@@ -229,11 +229,11 @@ final class Walk: Sendable {
     }
 
     private func recordVisit(_ path: FilePath, log: inout WorkerLog) {
-        if let ordinal = scanner.known.directories[path]?.ordinal { log.visitedKnown.append(ordinal) } else { log.visited.append(path) }
+        if let ordinal = scanner.known.directory(at: path)?.ordinal { log.visitedKnown.append(ordinal) } else { log.visited.append(path) }
     }
 
     private func recordPresent(_ bundle: FilePath, log: inout WorkerLog) {
-        if let ordinal = scanner.known.directories[bundle]?.ordinal { log.presentKnown.append(ordinal) } else { log.presentBundles.append(bundle) }
+        if let ordinal = scanner.known.directory(at: bundle)?.ordinal { log.presentKnown.append(ordinal) } else { log.presentBundles.append(bundle) }
     }
 
     private func schedule(_ children: [DirectoryTask], under node: Node) {

@@ -24,7 +24,7 @@ final class WatchInstaller: Sendable {
     let limit: Int
     /// The live watches; the same inode watched twice is one watch.
     private let live = Mutex<Set<Int32>>([])
-    private let registrations = Mutex<[(path: FilePath, watch: Int32?)]>([])
+    private let registrations = Mutex(Registrations())
     /// Watches added for listings that were not registered, and the directories they watch.
     private let provisional = Mutex<[FileIdentity: Int32]>([:])
 
@@ -65,7 +65,7 @@ final class WatchInstaller: Sendable {
             }
         }
         if visited {
-            registrations.withLock { $0.append((path, watch)) }
+            registrations.withLock { $0.append(path, watch: watch) }
         } else if let watch, let identity = Self.identity(path, descriptor) {
             provisional.withLock { $0[identity] = watch }
         }
@@ -76,9 +76,9 @@ final class WatchInstaller: Sendable {
     }
 
     /// What was registered since the last call.
-    func drain() -> [(path: FilePath, watch: Int32?)] {
+    func drain() -> Registrations {
         registrations.withLock { registrations in
-            defer { registrations.removeAll() }
+            defer { registrations = Registrations() }
             return registrations
         }
     }

@@ -117,7 +117,7 @@ extension Watcher {
                     changes.applicationsTouched = changes.applicationsTouched || node.isApplication
                 }
             }
-            guard rows[path] != nil || known.directories[path] != nil else { continue } // gone: its parent settles it
+            guard rows[path] != nil || known.directory(at: path) != nil else { continue } // gone: its parent settles it
             let onDisk = Dictionary((childStarts[path] ?? []).map { ($0.path.lastComponent, $0) }, uniquingKeysWith: { $1 })
             for (name, child) in node.children {
                 if let start = onDisk[name] {
