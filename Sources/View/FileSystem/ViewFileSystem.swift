@@ -72,7 +72,7 @@ final class ViewFileSystem: Sendable {
     let retireNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
 
     init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
-         listingEntryLimit: Int = 100_000, layoutMemberLimit: Int = 200_000, openFileLimit: Int = 256, logger: Logger) throws {
+         listingEntryLimit: Int = 50_000, layoutMemberLimit: Int = 25_000, openFileLimit: Int = 256, logger: Logger) throws {
         self.source = source
         rootStatus = try FileStatus.of(source.path)
         nodes = NodeTable(rootPath: source.path, device: rootStatus.device, inode: rootStatus.inode)

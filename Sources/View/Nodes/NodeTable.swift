@@ -81,8 +81,8 @@ struct ContentVersion: Equatable, Sendable {
 /// Every node the kernel knows, with its lookup count. Node ids index an array; an id is reused
 /// only after the kernel forgot it (its count reached zero through FORGET), with a new generation,
 /// as FUSE allows. Nodes hold no file descriptor: a real item is reached by its parent and name (or
-/// an absolute path when the parent is 0), so a million nodes cost memory, about 60 bytes each,
-/// not descriptors.
+/// an absolute path when the parent is 0), so a million nodes cost memory, not descriptors: about
+/// 50 bytes each (a 32-byte slot, the name, the index).
 final class NodeTable: Sendable {
     struct Node: Sendable {
         var kind: NodeKind
@@ -99,19 +99,22 @@ final class NodeTable: Sendable {
         var version: ContentVersion?
     }
 
+    /// 32 bytes: at a million nodes every byte is a megabyte.
     private struct Slot {
         var inode: UInt64 = 0
-        var device: UInt64 = 0
         var parent: UInt32 = 0
         var lookups: UInt32 = 0
         var generation: UInt32 = 0
         var name = NameArena.Slice.empty
+        /// Index into `State.devices`: a view spans few file systems.
+        var device: UInt16 = 0
         var kind: NodeKind = .source
         var live = false
     }
 
     private struct State {
         var slots: [Slot] = []
+        var devices: [UInt64] = []
         var names = NameArena()
         var free: [UInt32] = []
         var index = NodeIndex()
@@ -130,11 +133,22 @@ final class NodeTable: Sendable {
 
     init(rootPath: FilePath, device: UInt64, inode: UInt64) {
         state.withLock { state in
-            var root = Slot(inode: inode, device: device, lookups: 1, kind: .source, live: true)
+            var root = Slot(inode: inode, lookups: 1, kind: .source, live: true)
+            root.device = Self.deviceIndex(device, in: &state)
             root.name = state.names.store(FileName(rootPath.string))
             state.slots.append(root)
             state.index.insert(1, hash: Self.hash(.source, device, inode), hashOf: { _ in 0 })
         }
+    }
+
+    /// The index of a device number in the table of devices seen. Past 65,535 file systems under
+    /// one source, further ones share the last index and their nodes are not found again (each
+    /// lookup makes a new node): a limit no real tree reaches.
+    private static func deviceIndex(_ device: UInt64, in state: inout State) -> UInt16 {
+        if let index = state.devices.firstIndex(of: device) { return UInt16(index) }
+        guard state.devices.count <= Int(UInt16.max) else { return UInt16.max }
+        state.devices.append(device)
+        return UInt16(state.devices.count - 1)
     }
 
     private static func hash(_ kind: NodeKind, _ device: UInt64, _ inode: UInt64) -> Int {
@@ -188,7 +202,7 @@ final class NodeTable: Sendable {
         case let .item(kind, device, inode):
             return state.index.find(hash: hash(kind, device, inode)) { id in
                 let slot = state.slots[Int(id - 1)]
-                return slot.inode == inode && slot.device == device && slot.kind == kind
+                return slot.inode == inode && state.devices[Int(slot.device)] == device && slot.kind == kind
             }
         case .synthesized:
             return state.synthesized[identity]
@@ -202,7 +216,7 @@ final class NodeTable: Sendable {
         switch identity {
         case let .item(kind, device, inode):
             slot.kind = kind
-            slot.device = device
+            slot.device = deviceIndex(device, in: &state)
             slot.inode = inode
         case let .synthesized(kind, _):
             slot.kind = kind
@@ -217,10 +231,10 @@ final class NodeTable: Sendable {
         }
         switch identity {
         case let .item(kind, device, inode):
-            let slots = state.slots
+            let slots = state.slots, devices = state.devices
             state.index.insert(id, hash: hash(kind, device, inode)) { other in
                 let slot = slots[Int(other - 1)]
-                return hash(slot.kind, slot.device, slot.inode)
+                return hash(slot.kind, devices[Int(slot.device)], slot.inode)
             }
         case let .synthesized(_, detail):
             state.details[id] = detail
@@ -234,7 +248,7 @@ final class NodeTable: Sendable {
             guard id > 0, id <= UInt64(state.slots.count) else { return nil }
             let slot = state.slots[Int(id - 1)]
             guard slot.live else { return nil }
-            return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.name(slot.name), device: slot.device,
+            return Node(kind: slot.kind, parent: UInt64(slot.parent), name: state.names.name(slot.name), device: state.devices[Int(slot.device)],
                         inode: slot.inode, generation: UInt64(slot.generation), lookups: UInt64(slot.lookups),
                         detail: state.details[UInt32(id)] ?? .none, version: state.versions[UInt32(id)])
         }
@@ -264,7 +278,7 @@ final class NodeTable: Sendable {
             let slot = state.slots[index]
             state.versions[id32] = nil
             if slot.kind.isReal {
-                state.index.remove(id32, hash: Self.hash(slot.kind, slot.device, slot.inode))
+                state.index.remove(id32, hash: Self.hash(slot.kind, state.devices[Int(slot.device)], slot.inode))
             } else if let detail = state.details.removeValue(forKey: id32) {
                 state.synthesized[.synthesized(slot.kind, detail: detail)] = nil
             }

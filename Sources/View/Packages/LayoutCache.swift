@@ -1,9 +1,11 @@
 import Synchronization
 import SystemCalls
 
-/// Tar layouts of recently used packages, by package path, bounded by their total member count.
-/// A `stat` of a package needs its exact size, so its layout is made at lookup and reused for
-/// reads; the watcher's updates drop the layouts of packages whose contents changed.
+/// Tar layouts of recently used packages, by package path, bounded by their total member count
+/// (25,000 by default: a member costs about 1 KB with its names, and a package node keeps its size
+/// and fingerprint itself, so only packages being read need their layout kept). A `stat` of a
+/// package needs its exact size, so its layout is made at lookup and reused for reads; the
+/// watcher's updates drop the layouts of packages whose contents changed.
 final class LayoutCache: Sendable {
     private struct State {
         var layouts: [FilePath: (layout: TarLayout, lastUse: UInt64)] = [:]

