@@ -166,4 +166,14 @@ public final class Catalogue: Sendable {
 
     /// Runs writes in one transaction.
     public func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+
+    /// Hands back SQLite's page caches (the writer's fills up to 16 MiB during an index, and a
+    /// daemon needs few of those pages afterwards) and closes idle readers.
+    public func releaseMemory() {
+        switch database {
+        case let pool as DatabasePool: pool.releaseMemory()
+        case let queue as DatabaseQueue: queue.releaseMemory()
+        default: break
+        }
+    }
 }

@@ -37,9 +37,10 @@ extension Watcher {
         pendingUpdate = CatalogueUpdate()
         pendingUpdate.reloaded = reason != nil
         lastRescanFinishedAt = Self.now()
-        // A rescan's transient tables (the known tree, twice, and the scan's results) are freed
-        // between long-lived tree nodes allocated meanwhile: hand the free pages back, or the
-        // daemon keeps its peak as resident memory for good.
+        // A rescan's transient tables (the known tree and the scan's results) and SQLite's page
+        // caches are freed between long-lived tree nodes allocated meanwhile: hand the free pages
+        // back, or the daemon keeps its peak as resident memory for good.
+        catalogue.releaseMemory()
         Memory.returnFreePages()
         if reason != nil {
             status.rescans += 1
