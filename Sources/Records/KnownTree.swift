@@ -43,7 +43,7 @@ public struct KnownTree: Sendable {
     /// Each catalogued bundle's structural directories, by bundle path.
     public private(set) var structures: [FilePath: BundleStructure] = [:]
 
-    public init() {}
+    public init() { slots[0].name = names.store("/") }
 
     public var isEmpty: Bool { directoryCount == 0 && bundles.isEmpty }
 
@@ -128,11 +128,8 @@ public struct KnownTree: Sendable {
     }
 
     private func child(of parent: UInt32, named component: UnsafeRawBufferPointer) -> UInt32? {
-        index.find(hash: Self.hash(parent, component)) { id in
-            let slot = slots[Int(id - 1)]
-            guard slot.parent == parent, Int(slot.name.length) == component.count else { return false }
-            let start = Int(slot.name.offset)
-            return names.bytes[start..<start + component.count].elementsEqual(component)
+        index.find(hash: NameArena.childHash(parent: parent, name: component)) { id in
+            slots[Int(id - 1)].parent == parent && names.equals(slots[Int(id - 1)].name, component)
         }
     }
 
@@ -142,10 +139,8 @@ public struct KnownTree: Sendable {
         let id = UInt32(slots.count)
         slots[Int(parent - 1)].firstChild = id
         let slots = self.slots, names = self.names
-        index.insert(id, hash: Self.hash(parent, component)) { other in
-            let slot = slots[Int(other - 1)]
-            let start = Int(slot.name.offset)
-            return names.bytes[start..<start + Int(slot.name.length)].withUnsafeBytes { Self.hash(slot.parent, $0) }
+        index.insert(id, hash: NameArena.childHash(parent: parent, name: component)) { other in
+            names.childHash(parent: slots[Int(other - 1)].parent, slots[Int(other - 1)].name)
         }
         return id
     }
@@ -153,23 +148,10 @@ public struct KnownTree: Sendable {
     private func path(of id: UInt32) -> FilePath {
         var components: [NameArena.Slice] = []
         var current = id
-        while current > 1 {
+        while current != 0 {
             components.append(slots[Int(current - 1)].name)
             current = slots[Int(current - 1)].parent
         }
-        var bytes: [UInt8] = []
-        for slice in components.reversed() {
-            bytes.append(UInt8(ascii: "/"))
-            let start = Int(slice.offset)
-            bytes += names.bytes[start..<start + Int(slice.length)]
-        }
-        return FilePath(bytes.isEmpty ? "/" : String(decoding: bytes, as: UTF8.self))
-    }
-
-    private static func hash(_ parent: UInt32, _ bytes: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(parent)
-        hasher.combine(bytes: bytes)
-        return hasher.finalize()
+        return names.path(innermostFirst: components)
     }
 }

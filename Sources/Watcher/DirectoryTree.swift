@@ -286,7 +286,7 @@ final class DirectoryTree {
 
     private func child(of parent: UInt32, named name: FileName) -> UInt32? {
         var string = name.string
-        let hash = string.withUTF8 { Self.hash(parent: parent, bytes: UnsafeRawBufferPointer($0)) }
+        let hash = string.withUTF8 { NameArena.childHash(parent: parent, name: UnsafeRawBufferPointer($0)) }
         return childIndex.find(hash: hash) { [self] id in
             let slot = slots[Int(id - 1)]
             return slot.parent == parent && names.equals(slot.name, name)
@@ -313,26 +313,10 @@ final class DirectoryTree {
             components.append(slot.name)
             id = slot.parent
         }
-        var bytes: [UInt8] = []
-        for (position, slice) in components.reversed().enumerated() {
-            if position > 0 && bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
-            let start = Int(slice.offset)
-            bytes += names.bytes[start..<start + Int(slice.length)]
-        }
-        return FilePath(String(decoding: bytes, as: UTF8.self))
+        return names.path(innermostFirst: components)
     }
 
-    private func hash(parent: UInt32, name: NameArena.Slice) -> Int {
-        let start = Int(name.offset)
-        return names.bytes[start..<start + Int(name.length)].withUnsafeBytes { Self.hash(parent: parent, bytes: $0) }
-    }
-
-    private static func hash(parent: UInt32, bytes: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(parent)
-        hasher.combine(bytes: bytes)
-        return hasher.finalize()
-    }
+    private func hash(parent: UInt32, name: NameArena.Slice) -> Int { names.childHash(parent: parent, name) }
 
     /// The one copy of a structure that many bundles share.
     private func intern(_ structure: BundleStructure) -> UInt32 {
@@ -345,14 +329,6 @@ final class DirectoryTree {
 
     /// Names freed by removals and renames are reclaimed once they outweigh the live ones.
     private func compactNamesIfNeeded() {
-        guard names.needsCompaction else { return }
-        var packed: [UInt8] = []
-        for index in slots.indices where slots[index].live {
-            let old = slots[index].name
-            let start = Int(old.offset)
-            slots[index].name.offset = UInt32(packed.count)
-            packed += names.bytes[start..<start + Int(old.length)]
-        }
-        names.replaceBytes(with: packed)
+        if names.needsCompaction { names.compact(&slots, name: \.name, isLive: \.live) }
     }
 }

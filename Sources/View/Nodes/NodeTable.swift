@@ -289,20 +289,9 @@ final class NodeTable: Sendable {
             state.names.free(slot.name)
             state.slots[index] = Slot()
             state.free.append(id32)
-            if state.names.needsCompaction { Self.compactNames(&state) }
+            if state.names.needsCompaction { state.names.compact(&state.slots, name: \.name, isLive: \.live) }
             return true
         }
-    }
-
-    private static func compactNames(_ state: inout State) {
-        var packed: [UInt8] = []
-        for index in state.slots.indices where state.slots[index].live {
-            let old = state.slots[index].name
-            let start = Int(old.offset)
-            state.slots[index].name.offset = UInt32(packed.count)
-            packed += state.names.bytes[start..<start + Int(old.length)]
-        }
-        state.names.replaceBytes(with: packed)
     }
 
     /// The real path of a node that stands for a real item (or a bundle view).
@@ -318,13 +307,7 @@ final class NodeTable: Sendable {
                 if slot.parent == 0 { break }
                 current = UInt64(slot.parent)
             }
-            var bytes: [UInt8] = []
-            for (position, slice) in components.reversed().enumerated() {
-                if position > 0 && bytes.last != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
-                let start = Int(slice.offset)
-                bytes += state.names.bytes[start..<start + Int(slice.length)]
-            }
-            return FilePath(String(decoding: bytes, as: UTF8.self))
+            return state.names.path(innermostFirst: components)
         }
     }
 
