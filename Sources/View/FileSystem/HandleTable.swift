@@ -30,5 +30,4 @@ final class HandleTable: Sendable {
     func handle(_ number: UInt64) -> Handle? { state.withLock { $0.handles[number] } }
 
     func remove(_ number: UInt64) { _ = state.withLock { $0.handles.removeValue(forKey: number) } }
-
 }

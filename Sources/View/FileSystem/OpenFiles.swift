@@ -56,8 +56,4 @@ final class OpenFiles<Value: Sendable>: Sendable {
     }
 
     func remove(_ id: UInt64) { _ = state.withLock { $0.entries.removeValue(forKey: id) } }
-
-    func removeAll() { state.withLock { $0.entries.removeAll() } }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }

@@ -97,12 +97,10 @@ final class ViewUpdater: Sendable {
     /// `Info.plist` and `Icon.png` are made from the catalogue: the kernel keeps their listings
     /// (`no_opendir`) and pages (`no_open`) itself, and any change of a bundle may change them, so
     /// their cached listings, attributes and pages are dropped. They are few: only those someone
-    /// looked at are known to the kernel.
+    /// looked at are known to the kernel, and found without a pass over the million real ones.
     private func notifySynthesized() {
         guard let session = session.withLock({ $0 }) else { return }
-        for kind in [NodeKind.control, .byID, .byPath, .bundleView, .resources, .info, .icon] {
-            for id in fileSystem.nodes.ids(of: kind) { _ = session.invalidateInode(id) }
-        }
+        for id in fileSystem.nodes.synthesizedIDs() { _ = session.invalidateInode(id) }
     }
 
     /// A package node serves one layout for as long as the kernel keeps it (its pages stay

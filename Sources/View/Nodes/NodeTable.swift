@@ -166,12 +166,13 @@ final class NodeTable: Sendable {
     func lookUp(_ identity: NodeIdentity, parent: UInt64, name: FileName, alias: FileName? = nil,
                 version: ContentVersion? = nil) -> (id: UInt64, generation: UInt64) {
         state.withLock { state in
-            let id: UInt32
-            if let existing = Self.find(identity, in: state), state.versions[existing] != version, case let .item(kind, device, inode) = identity {
+            var found = Self.find(identity, in: state)
+            if let existing = found, state.versions[existing] != version, case let .item(kind, device, inode) = identity {
                 state.index.remove(existing, hash: Self.hash(kind, device, inode))
-                id = Self.create(identity, parent: parent, name: name, in: &state)
-                state.versions[id] = version
-            } else if let existing = Self.find(identity, in: state) {
+                found = nil
+            }
+            let id: UInt32
+            if let existing = found {
                 id = existing
                 let index = Int(id - 1)
                 if UInt64(id) != Self.rootID {
@@ -339,6 +340,10 @@ final class NodeTable: Sendable {
             return result
         }
     }
+
+    /// The ids of the synthesized nodes (every kind but real items'): few, found without a pass
+    /// over the real ones.
+    func synthesizedIDs() -> [UInt64] { state.withLock { $0.synthesized.values.map(UInt64.init) } }
 
     /// The ids of live nodes of a kind.
     func ids(of kind: NodeKind) -> [UInt64] {
