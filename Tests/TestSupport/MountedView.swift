@@ -60,7 +60,8 @@ public final class MountedView: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    func cleanUp() {
+    /// Stops the daemon and unmounts now, whoever else still holds this view.
+    public func cleanUp() {
         if finished { return }
         if process.isRunning {
             kill(pid, SIGTERM)
@@ -70,6 +71,7 @@ public final class MountedView: @unchecked Sendable {
             process.waitUntilExit()
         }
         if isMounted(mountPoint) { _ = try? Subprocess.run("/usr/bin/fusermount3", ["-uz", mountPoint], timeout: 30) }
+        finished = true
     }
 
     deinit { cleanUp() }

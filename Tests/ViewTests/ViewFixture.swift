@@ -26,6 +26,10 @@ final class ViewFixture: @unchecked Sendable {
 
     var source: String { tree.root }
 
+    // Unmount before the directory goes: stored properties are released in declaration order,
+    // and removing a directory that still holds a mount walks the view and leaves the mount point.
+    deinit { for view in mounts { view.cleanUp() } }
+
     /// Mounts the source (another mount point each time) and waits until it is mounted.
     func mount(languages: String, arguments: [String] = [], launcher: [String] = []) throws -> MountedView {
         let index = mounts.count
