@@ -44,6 +44,9 @@ public struct BundleRecord: Sendable, Equatable {
     public var infoPlistStrings: [FileName: [String: String]] = [:]
     /// Absolute path of the executable, when it exists.
     public var executable: FilePath?
+    /// What the executable's headers say, and in a dSYM its DWARF files': one entry per Mach-O
+    /// slice or ELF file (rule 24), in the order read.
+    public var binaries: [BinarySlice] = []
     /// Absolute path of the icon file rule 21 finds (`.icns`, `.tiff`, `.png`), when it exists.
     public var icon: FilePath?
     public var documentTypes: [DocumentType] = []

@@ -22,6 +22,21 @@ public struct Mutator: Sendable {
 
     public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
+    /// Binary headers: overwrites a few aligned 32-bit words near the start (where counts, sizes
+    /// and offsets live) with values that break bounds: zero, one, the maximum, the file's size.
+    public mutating func mutateWords(_ input: [UInt8], within prefix: Int = 512) -> [UInt8] {
+        var bytes = input
+        guard bytes.count >= 4 else { return bytes }
+        let values: [UInt32] = [0, 1, 2, 8, 12, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 0xFFFF_FFF8, 0x1000, UInt32(bytes.count), UInt32(bytes.count + 1)]
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+            let word = Int.random(in: 0..<(min(prefix, bytes.count) / 4), using: &generator) * 4
+            var value = values.randomElement(using: &generator)!
+            if Bool.random(using: &generator) { value = value.byteSwapped }
+            for index in 0..<4 where word + index < bytes.count { bytes[word + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
+        }
+        return bytes
+    }
+
     public mutating func mutate(_ input: [UInt8], spliceWith other: [UInt8] = []) -> [UInt8] {
         var bytes = input
         let rounds = Int.random(in: 1...6, using: &generator)

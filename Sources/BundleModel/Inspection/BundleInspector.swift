@@ -82,6 +82,7 @@ struct Inspection {
             }
             resourcesListing = readLocalizations(bundle: directory.relativePath, topListing: listing, into: &record)
             findExecutable(bundle: directory.relativePath, layout: layout, topEntries: directory.entries, into: &record)
+            readBinaries(bundle: directory.relativePath, into: &record)
             findIcon(bundle: directory.relativePath, resources: resourcesListing, into: &record)
         } else if layout == nil && namedLikeBundle {
             record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// What inspection needs to know beyond the directory itself.
 public struct InspectionSettings: Sendable {
     public var rules: PackageRules
@@ -7,11 +10,15 @@ public struct InspectionSettings: Sendable {
     public var infoFileLimit: Int
     /// The same for InfoPlist.strings and `.localized` strings files.
     public var stringsFileLimit: Int
+    /// Whether executables' and DWARF files' headers are read (rule 23). Off only to measure what
+    /// reading them costs (`BUNDLEFS_SKIP_BINARIES=1`, used by `make bench`).
+    public var readsBinaries: Bool
 
     public init(
         rules: PackageRules = .standard, claimed: ClaimedTypes = ClaimedTypes(),
-        infoFileLimit: Int = 8 << 20, stringsFileLimit: Int = 4 << 20
+        infoFileLimit: Int = 8 << 20, stringsFileLimit: Int = 4 << 20, readsBinaries: Bool = InspectionSettings.binariesFromEnvironment
     ) {
+        self.readsBinaries = readsBinaries
         self.rules = rules
         self.claimed = claimed
         self.infoFileLimit = infoFileLimit
@@ -19,4 +26,6 @@ public struct InspectionSettings: Sendable {
     }
 
     public static let standard = InspectionSettings()
+
+    public static var binariesFromEnvironment: Bool { getenv("BUNDLEFS_SKIP_BINARIES").map { String(cString: $0) != "1" } ?? true }
 }
