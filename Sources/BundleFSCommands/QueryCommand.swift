@@ -7,7 +7,7 @@ import Indexer
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
-        abstract: "List catalogued bundles: by exact identifier, by a glob such as com.example.*, by kind, under a path.",
+        abstract: "List catalogued bundles: by exact identifier, by a glob such as com.example.*, by kind, under a path, by UUID or architecture.",
         discussion: "Identifiers match case-insensitively. With no arguments, every catalogued bundle and package is listed.")
 
     @Argument(help: ArgumentHelp("An identifier, or a glob with * and ?.", valueName: "id-or-glob"))
@@ -19,6 +19,12 @@ struct QueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))
     var under: String?
 
+    @Option(help: ArgumentHelp("Only bundles with an executable or DWARF slice of this Mach-O UUID or ELF build-id (any case, hyphens or none).", valueName: "uuid"))
+    var uuid: String?
+
+    @Option(help: ArgumentHelp("Only bundles with a slice of this architecture (x86_64, arm64, arm64e, i386, ppc, aarch64, ...).", valueName: "arch"))
+    var arch: String?
+
     @Flag(help: "Print a JSON array for programs instead of a table.")
     var json = false
 
@@ -28,7 +34,11 @@ struct QueryCommand: ParsableCommand {
         let languages = try common.languages()
         let catalogue = try common.openCatalogue(.readOnly)
         let underPath = under.map { path in (try? Indexer.canonicalRoot(absolutePath(path))) ?? absolutePath(path) }
-        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath))
+        let uuidKey = try uuid.map { text in
+            guard let key = BinarySlice.uuidKey(text) else { throw UserError("--uuid \(text): not a UUID or build-id (hex digits, hyphens allowed)") }
+            return key
+        }
+        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch))
         if json {
             print(JSONValue.array(bundles.map { ContractJSON.object(for: $0.record, languages: languages) }).serialized(pretty: true))
             return

@@ -53,6 +53,12 @@ struct ShowCommand: ParsableCommand {
         }
         if let executable = record.executable { lines.append(("Executable", executable.string)) }
         if let icon = record.icon { lines.append(("Icon", icon.string)) }
+        for slice in record.binaries {
+            let details = [slice.fileType, slice.uuid, slice.platform.map { "\($0) \(slice.minOS ?? "?")" }, slice.sdk.map { "SDK \($0)" },
+                           slice.signingIdentifier.map { "signed \($0)" + (slice.teamIdentifier.map { " (team \($0))" } ?? "") },
+                           slice.signature == .unreadable ? "unreadable signature" : nil].compactMap { $0 }
+            lines.append(("Binary", "\(slice.file) \(slice.arch): " + details.joined(separator: ", ")))
+        }
         for type in record.documentTypes where !type.extensions.isEmpty || !type.contentTypes.isEmpty {
             lines.append(("Document type", (type.extensions + type.contentTypes).joined(separator: ", ") + (type.isPackage ? " (package)" : "")))
         }

@@ -16,11 +16,17 @@ public struct BundleQuery: Sendable {
     public var identifier: String?
     public var kind: String?
     public var under: FilePath?
+    /// A Mach-O UUID or ELF build-id, as `BinarySlice.uuidKey` makes it comparable (rule 25).
+    public var uuidKey: String?
+    /// Bundles with a slice of this architecture.
+    public var arch: String?
 
-    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil) {
+    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil) {
         self.identifier = identifier
         self.kind = kind
         self.under = under
+        self.uuidKey = uuidKey
+        self.arch = arch
     }
 
     public var identifierIsGlob: Bool { identifier.map { $0.contains("*") || $0.contains("?") } ?? false }
@@ -47,6 +53,14 @@ extension Catalogue {
         if let under = query.under {
             conditions.append(Self.subtreeCondition)
             arguments += Self.subtreeValues(under)
+        }
+        if let uuidKey = query.uuidKey {
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
+            arguments.append(uuidKey)
+        }
+        if let arch = query.arch {
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
+            arguments.append(arch)
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
@@ -131,14 +145,19 @@ extension Catalogue {
         // blob: read as a C string, SQLite's text would end at the first NUL.
         func addString(_ row: Row) { strings[row[0], default: [:]][FileName(row[1] as String), default: [:]][Self.exactText(row, 2)] = Self.exactText(row, 3) }
         func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], Self.exactText(row, 2))) }
+        var binaries: [Int64: [BinarySlice]] = [:]
+        func addBinary(_ row: Row) { binaries[row[0], default: []].append(BinaryRow.slice(row)) }
+        let binariesSQL = "SELECT \(BinaryRow.selectList) FROM binaries"
         if rows.count <= 64 {
             // A few bundles (a lookup): their child rows by index.
             let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id = ?")
             let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id = ? ORDER BY rowid")
+            let binariesOf = try db.cachedStatement(sql: "\(binariesSQL) WHERE bundle_id = ? ORDER BY rowid")
             for row in rows {
                 let id: Int64 = row[0]
                 try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
                 try Row.fetchCursor(problemsOf, arguments: [id]).forEach(addProblem)
+                try Row.fetchCursor(binariesOf, arguments: [id]).forEach(addBinary)
             }
         } else if let (low, high) = childRange {
             // A chunk of row ids: the child rows of that range.
@@ -146,14 +165,18 @@ extension Catalogue {
                                 arguments: [low, high]).forEach(addString)
             try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid",
                                 arguments: [low, high]).forEach(addProblem)
+            try Row.fetchCursor(db, sql: "\(binariesSQL) WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid", arguments: [low, high]).forEach(addBinary)
         } else {
             // Many (a listing): one pass over each child table.
             try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings").forEach(addString)
             try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems ORDER BY rowid").forEach(addProblem)
+            try Row.fetchCursor(db, sql: "\(binariesSQL) ORDER BY rowid").forEach(addBinary)
         }
         return rows.map { row in
             let id: Int64 = row[0]
-            return CataloguedBundle(id: id, record: BundleRow.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? []))
+            var record = BundleRow.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? [])
+            record.binaries = binaries[id] ?? []
+            return CataloguedBundle(id: id, record: record)
         }
     }
 

@@ -12,6 +12,8 @@ public struct CatalogueWriter {
     let deleteProblems: RawStatement
     let insertString: RawStatement
     let insertProblem: RawStatement
+    let deleteBinaries: RawStatement
+    let insertBinary: RawStatement
     let deleteBundle: RawStatement
     let upsertDirectory: RawStatement
     let removeDirectories: RawStatement
@@ -28,6 +30,8 @@ public struct CatalogueWriter {
         deleteProblems = try RawStatement(db, "DELETE FROM problems WHERE bundle_id = ?")
         insertString = try RawStatement(db, "INSERT INTO localized_strings (bundle_id, localization, key, value) VALUES (?, ?, ?, ?)")
         insertProblem = try RawStatement(db, "INSERT INTO problems (bundle_id, severity, message) VALUES (?, ?, ?)")
+        deleteBinaries = try RawStatement(db, "DELETE FROM binaries WHERE bundle_id = ?")
+        insertBinary = try RawStatement(db, BinaryRow.insertSQL)
         deleteBundle = try RawStatement(db, "DELETE FROM bundles WHERE path = ?")
         upsertDirectory = try RawStatement(db, """
             INSERT INTO directories (path, change_time, inode, device, extension, trusted, sidecar) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -94,6 +98,12 @@ public struct CatalogueWriter {
             try deleteStrings.execute()
             deleteProblems.bind(1, id)
             try deleteProblems.execute()
+            deleteBinaries.bind(1, id)
+            try deleteBinaries.execute()
+        }
+        for slice in record.binaries {
+            BinaryRow.bind(slice, bundleID: id, to: insertBinary)
+            try insertBinary.execute()
         }
         insertString.bind(1, id)
         for (localization, table) in record.infoPlistStrings {

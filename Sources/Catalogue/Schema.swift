@@ -131,6 +131,32 @@ enum Schema {
                 """)
             try clearDerivedRows(db)
         }
+        migrator.registerMigration("v6") { db in
+            // The headers of executables and dSYMs' DWARF files (rule 24): one row per Mach-O slice
+            // or ELF file, found by UUID (lower-case hex, no hyphens) through an index. Rebuilt
+            // like v3: older rows never read them.
+            try db.execute(sql: """
+                CREATE TABLE binaries (
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    file TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    arch TEXT NOT NULL,
+                    file_type TEXT NOT NULL,
+                    uuid TEXT,
+                    uuid_key TEXT,
+                    platform TEXT,
+                    min_os TEXT,
+                    sdk TEXT,
+                    signature TEXT NOT NULL,
+                    signing_identifier TEXT,
+                    team_identifier TEXT
+                );
+                CREATE INDEX binaries_by_uuid ON binaries(uuid_key) WHERE uuid_key IS NOT NULL;
+                CREATE INDEX binaries_by_bundle ON binaries(bundle_id);
+                CREATE INDEX binaries_by_arch ON binaries(arch);
+                """)
+            try clearDerivedRows(db)
+        }
         return migrator
     }
 
@@ -139,6 +165,7 @@ enum Schema {
     /// child tables go first: GRDB runs migrations with foreign keys off, so nothing cascades, and
     /// its check afterwards would refuse rows left pointing at deleted bundles.
     static func clearDerivedRows(_ db: Database) throws {
+        if try db.tableExists("binaries") { try db.execute(sql: "DELETE FROM binaries") }
         try db.execute(sql: """
             DELETE FROM localized_strings;
             DELETE FROM problems;

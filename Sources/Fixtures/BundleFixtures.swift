@@ -53,4 +53,21 @@ extension TreeWriter {
         symlink(relative + "/Headers", to: "Versions/Current/Headers")
         symlink(relative + "/" + name, to: "Versions/Current/" + name)
     }
+
+    /// A `.dSYM` bundle as Xcode makes one: `Contents/Info.plist` of package type `dSYM` and the
+    /// DWARF file, whose Mach-O UUIDs are those of the executable it describes.
+    public func dSYM(_ relative: String, dwarfName: String, dwarf: [UInt8], identifier: String? = nil) {
+        plist(relative + "/Contents/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string(identifier ?? "com.apple.xcode.dsym." + dwarfName), "CFBundlePackageType": .string("dSYM"),
+            "CFBundleInfoDictionaryVersion": .string("6.0"), "CFBundleShortVersionString": .string("1.0"), "CFBundleVersion": .string("1"),
+        ]))
+        file(relative + "/Contents/Resources/DWARF/" + dwarfName, dwarf)
+    }
+
+    /// A macOS application whose executable is a real Mach-O file (see `MachOImage`).
+    public func machOApp(_ relative: String, identifier: String, executable: [UInt8]) {
+        macApp(relative, identifier: identifier)
+        let stem = FilePath(relative).lastComponent.stem.string
+        file(relative + "/Contents/MacOS/" + stem, executable, mode: 0o755)
+    }
 }

@@ -25,6 +25,7 @@ enum ContractJSON {
             ("layout", .optional(record.layout?.rawValue)),
             ("infoFile", .optional(record.infoFile?.string)),
             ("numericVersion", .integer(Int64(record.numericVersion))),
+            ("binaries", .array(record.binaries.map { binary(record.path.appending($0.file), $0) })),
         ]
         if FileNameCoding.hasEscapes(record.path.string) {
             // The name is not UTF-8: give the exact bytes as well.
@@ -48,5 +49,22 @@ enum ContractJSON {
             ("info", PlistValue.dictionary(record.info).jsonValue),
         ]
         return .object(members)
+    }
+
+    /// One slice of an executable or DWARF file (SPEC.md, "Executables and debug symbols").
+    static func binary(_ file: FilePath, _ slice: BinarySlice) -> JSONValue {
+        .object([
+            ("file", .string(file.string)),
+            ("format", .string(slice.format.rawValue)),
+            ("arch", .string(slice.arch)),
+            ("fileType", .string(slice.fileType)),
+            ("uuid", .optional(slice.uuid)),
+            ("platform", .optional(slice.platform)),
+            ("minOS", .optional(slice.minOS)),
+            ("sdk", .optional(slice.sdk)),
+            ("signingIdentifier", .optional(slice.signingIdentifier)),
+            ("teamIdentifier", .optional(slice.teamIdentifier)),
+            ("signature", .string(slice.signature.rawValue)),
+        ])
     }
 }

@@ -42,8 +42,19 @@ extension ViewFileSystem {
             let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
             let sources = existing.flatMap { within(record.path, $0, need: .list, &statuses) }
             return Access.derived(owner: owner, isDirectory: true, from: sources)
+        case (.byUUID, _):
+            // Like by-id: only for those who may see every bundle with a UUID.
+            let sources = uuids.bundlePaths().flatMap { chain(of: $0, &statuses) }
+            return Access.derived(owner: rootStatus, isDirectory: true, from: sources)
+        case let (.uuidView, .uuid(key)), let (.uuidInfo, .uuid(key)):
+            // Names the dSYM and the executable: no more than their bundles and files allow.
+            let matches = uuids.matches(key)
+            // The directories down to each file are passed through; the file itself is a real node
+            // whose own mode the kernel checks when it is read.
+            let sources = matches.flatMap { chain(of: $0.bundle, &statuses) + within($0.bundle, $0.slice.file.parent, need: .traverse, &statuses) }
+            return Access.derived(owner: rootStatus, isDirectory: kind == .uuidView, from: sources.isEmpty ? [(noAccessStatus, .read)] : sources)
         default:
-            // `.bundlefs` itself lists two fixed names.
+            // `.bundlefs` itself lists fixed names.
             return Access(userID: rootStatus.userID, groupID: rootStatus.groupID, mode: 0o555)
         }
     }

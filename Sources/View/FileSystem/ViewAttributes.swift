@@ -87,13 +87,16 @@ extension ViewFileSystem {
                   status.device == node.device, let content = node.version
             else { throw .notFound }
             return (Attributes.package(directory: status, content: content), timeout)
-        case .info, .icon:
+        case .info, .icon, .uuidInfo:
             guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
             return (synthesizedAttributes(node.kind, detail: node.detail, size: bytes.count), timeout)
         case .bundleView:
             guard let key = node.detail.bundleView, views.bundlePath(forView: key) != nil else { throw .notFound }
             return (synthesizedAttributes(.bundleView, detail: node.detail, size: 0), timeout)
-        case .control, .byID, .byPath, .resources:
+        case .uuidView:
+            guard case let .uuid(key) = node.detail, !uuids.matches(key).isEmpty else { throw .notFound }
+            return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
+        case .control, .byID, .byPath, .resources, .byUUID:
             return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
         }
     }

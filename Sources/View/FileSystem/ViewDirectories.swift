@@ -1,3 +1,4 @@
+import BundleModel
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -65,6 +66,7 @@ extension ViewFileSystem {
             let items = [
                 Self.item(BundleViews.byID, .synthesized(.byID, detail: .none)),
                 Self.item(BundleViews.byPath, .synthesized(.byPath, detail: .pathPrefix(.here))),
+                Self.item(UUIDViews.directoryName, .synthesized(.byUUID, detail: .none)),
             ]
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byID:
@@ -90,7 +92,19 @@ extension ViewFileSystem {
                 }
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
-        case .package, .info, .icon:
+        case .byUUID:
+            let items = uuids.keys().map { key in
+                Self.item(FileName(BinarySlice.displayUUID(key: key)), .synthesized(.uuidView, detail: .uuid(key)))
+            }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
+        case .uuidView:
+            guard case let .uuid(key) = directory.detail else { throw .notFound }
+            let files = [UUIDViews.dSYMName, UUIDViews.executableName].compactMap { name in
+                uuids.file(named: name, key: key).map { DirectorySnapshot.Item(name: name, type: .regular, inode: $0.status.inode) }
+            }
+            let info = uuids.infoBytes(key) == nil ? [] : [Self.item(BundleViews.infoName, .synthesized(.uuidInfo, detail: .uuid(key)))]
+            return DirectorySnapshot(items: files + info, path: nil, childKind: .raw)
+        case .package, .info, .icon, .uuidInfo:
             throw ViewError(code: ENOTDIR)
         }
     }

@@ -62,6 +62,7 @@ final class ViewFileSystem: Sendable {
     let kernelOpensFiles = Atomic<Bool>(false)
     let directorySnapshots = DirectorySnapshots()
     let views: BundleViews
+    let uuids: UUIDViews
     let timeouts: ViewTimeouts
     let logger: Logger
     /// The source root's own status: owner and times for synthesized directories.
@@ -82,6 +83,7 @@ final class ViewFileSystem: Sendable {
         layouts = LayoutCache(memberLimit: layoutMemberLimit)
         openFiles = OpenFiles(limit: openFileLimit)
         views = BundleViews(source: source, packages: packages, records: records)
+        uuids = UUIDViews(source: source, catalogue: catalogue)
         self.timeouts = timeouts
         self.logger = logger
     }

@@ -19,8 +19,8 @@ extension ViewFileSystem {
         switch node.kind {
         case .source, .raw: _ = try sourceFile(id, node)
         case .package: _ = try packageLayout(id, node)
-        case .info, .icon: if syntheticBytes(node.kind, detail: node.detail) == nil { throw .notFound }
-        case .control, .byID, .byPath, .bundleView, .resources: throw ViewError(code: EISDIR)
+        case .info, .icon, .uuidInfo: if syntheticBytes(node.kind, detail: node.detail) == nil { throw .notFound }
+        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView: throw ViewError(code: EISDIR)
         }
     }
 
@@ -44,12 +44,12 @@ extension ViewFileSystem {
                 }
                 throw error
             }
-        case .info, .icon:
+        case .info, .icon, .uuidInfo:
             guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
             guard offset < Int64(bytes.count) else { return .bytes([]) }
             let start = Int(offset)
             return .bytes(Array(bytes[start..<min(bytes.count, start + count)]))
-        case .control, .byID, .byPath, .bundleView, .resources:
+        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView:
             throw ViewError(code: EISDIR)
         }
     }

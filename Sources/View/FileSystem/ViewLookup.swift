@@ -43,6 +43,7 @@ extension ViewFileSystem {
             switch name {
             case BundleViews.byID: return synthesized(.byID, detail: .none, parent: parent, name: name)
             case BundleViews.byPath: return synthesized(.byPath, detail: .pathPrefix(.here), parent: parent, name: name)
+            case UUIDViews.directoryName: return synthesized(.byUUID, detail: .none, parent: parent, name: name)
             default: return .negative(timeout: timeouts.synthesized)
             }
         case .byID:
@@ -68,7 +69,19 @@ extension ViewFileSystem {
             case nil:
                 return .negative(timeout: timeouts.synthesized)
             }
-        case .package, .info, .icon:
+        case .byUUID:
+            guard let key = uuids.key(forName: name) else { return .negative(timeout: timeouts.synthesized) }
+            return synthesized(.uuidView, detail: .uuid(key), parent: parent, name: name)
+        case .uuidView:
+            guard case let .uuid(key) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
+            if name == BundleViews.infoName {
+                guard uuids.infoBytes(key) != nil else { return .negative(timeout: timeouts.synthesized) }
+                return synthesized(.uuidInfo, detail: .uuid(key), parent: parent, name: name)
+            }
+            guard let (path, status) = uuids.file(named: name, key: key) else { return .negative(timeout: timeouts.synthesized) }
+            let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: 0, name: FileName(path.string))
+            return EntryAnswer(id: id, generation: generation, attributes: Attributes.of(status), timeout: timeouts.synthesized)
+        case .package, .info, .icon, .uuidInfo:
             throw ViewError(code: ENOTDIR)
         }
     }

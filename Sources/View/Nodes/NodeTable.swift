@@ -24,6 +24,12 @@ enum NodeKind: UInt8, Sendable {
     case icon
     /// A bundle view's `Resources` (or a directory within it): resolved resources.
     case resources
+    /// `.bundlefs/by-uuid`: a directory per catalogued Mach-O UUID or ELF build-id.
+    case byUUID
+    /// `.bundlefs/by-uuid/<UUID>`: its `dSYM`, `executable` and `Info.plist`.
+    case uuidView
+    /// `.bundlefs/by-uuid/<UUID>/Info.plist`: the DebugSymbols entry `bundlefs symbols` prints.
+    case uuidInfo
 
     /// Real items are identified by device and inode; the rest by a description of what they show.
     var isReal: Bool { self == .source || self == .raw || self == .package }
@@ -46,11 +52,13 @@ enum SyntheticDetail: Hashable, Sendable {
     case bundle(BundleViewKey)
     /// A directory of a bundle view's `Resources`: the path below `Resources`.
     case resources(BundleViewKey, subpath: FilePath)
+    /// A `by-uuid` directory or its `Info.plist`: the UUID's lookup key.
+    case uuid(String)
 
     var bundleView: BundleViewKey? {
         switch self {
         case let .bundle(key), let .resources(key, _): key
-        case .none, .pathPrefix: nil
+        case .none, .pathPrefix, .uuid: nil
         }
     }
 }

@@ -1,0 +1,38 @@
+import ArgumentParser
+import BundleModel
+import Catalogue
+import Foundation
+
+struct SymbolsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "symbols",
+        abstract: "Print the DebugSymbols property list for these UUIDs: where their dSYMs and executables are (exit 1 when none is known).",
+        discussion: """
+            The output is what macOS's DebugSymbols.framework expects from a DBGShellCommands script: a \
+            plist keyed by UUID, with DBGArchitecture, DBGDSYMPath (the DWARF file in the dSYM) and \
+            DBGSymbolRichExecutable. Unknown UUIDs are left out. On a Mac, point lldb at a build server \
+            with `defaults write com.apple.DebugSymbols DBGShellCommands "ssh buildhost bundlefs symbols"`.
+            """)
+
+    @Argument(help: ArgumentHelp("Mach-O UUIDs or ELF build-ids (any case, hyphens or none).", valueName: "uuid"))
+    var uuids: [String]
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let keys = try uuids.map { text in
+            guard let key = BinarySlice.uuidKey(text) else { throw UserError("\(text): not a UUID or build-id (hex digits, hyphens allowed)") }
+            return key
+        }
+        let catalogue = try common.openCatalogue(.readOnly)
+        var entries: [(uuid: String, entry: PlistValue)] = []
+        for key in keys {
+            guard let entry = DebugSymbols.entry(try catalogue.symbolMatches(uuidKey: key)) else { continue }
+            entries.append((BinarySlice.displayUUID(key: key), entry))
+        }
+        guard !entries.isEmpty else {
+            throw NegativeAnswer(description: "none of \(uuids.joined(separator: ", ")) is catalogued")
+        }
+        FileHandle.standardOutput.write(Data(DebugSymbols.plist(entries)))
+    }
+}

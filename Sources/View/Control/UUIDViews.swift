@@ -1,0 +1,52 @@
+import BundleModel
+import Catalogue
+import SystemCalls
+
+/// `.bundlefs/by-uuid` (SPEC.md, "Executables and debug symbols"): a directory per catalogued
+/// Mach-O UUID or ELF build-id under SOURCE, holding `dSYM` (the DWARF file), `executable` and the
+/// `Info.plist` that `bundlefs symbols` prints. Answered from the catalogue's index on each
+/// question, so it is as live as the catalogue; nothing here follows a path out of SOURCE.
+struct UUIDViews: Sendable {
+    let source: ScanRoot
+    let catalogue: Catalogue
+
+    static let directoryName: FileName = "by-uuid"
+    static let dSYMName: FileName = "dSYM"
+    static let executableName: FileName = "executable"
+
+    /// The lookup keys of every UUID under SOURCE.
+    func keys() -> [String] { (try? catalogue.uuidKeys(under: source.path)) ?? [] }
+
+    /// The key a name stands for: only the spelling the listing shows, and only a known UUID.
+    func key(forName name: FileName) -> String? {
+        guard let key = BinarySlice.uuidKey(name.string), BinarySlice.displayUUID(key: key) == name.string, !matches(key).isEmpty else { return nil }
+        return key
+    }
+
+    /// The slices with this UUID in bundles under SOURCE, dSYMs first.
+    func matches(_ key: String) -> [DebugSymbols.Match] {
+        (try? catalogue.symbolMatches(uuidKey: key, under: source.path)) ?? []
+    }
+
+    /// The bundles the `by-uuid` listing is made from.
+    func bundlePaths() -> [FilePath] { (try? catalogue.bundlesWithUUIDs(under: source.path)) ?? [] }
+
+    func infoBytes(_ key: String) -> [UInt8]? {
+        DebugSymbols.entry(matches(key)).map { DebugSymbols.plist([(BinarySlice.displayUUID(key: key), $0)]) }
+    }
+
+    /// `dSYM` or `executable`: the real file, resolved, when it is a regular file inside SOURCE.
+    func file(named name: FileName, key: String) -> (path: FilePath, status: FileStatus)? {
+        let matches = matches(key)
+        let match: DebugSymbols.Match?
+        switch name {
+        case Self.dSYMName: match = matches.first { $0.isDSYM }
+        case Self.executableName: match = matches.first { !$0.isDSYM }
+        default: return nil
+        }
+        guard let match, let real = try? match.file.resolved(), real.isWithin(source.path),
+              let status = try? FileStatus.of(real), status.type == .regular
+        else { return nil }
+        return (real, status)
+    }
+}
