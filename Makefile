@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev file attr bsdutils findutils tar diffutils systemd man-db faketime python3
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -64,6 +64,8 @@ demo: deps
 	run show Sample/Applications/Terminal.app --lang de-AT; \
 	run resolve Sample/Applications/Chess.app Rules.html --lang en-IN; \
 	run resolve Sample/Applications/Chess.app board.png --lang en; \
+	run query --uuid 48f282de1bd5f16267a9da7d51476fd4; \
+	run symbols 48F282DE-1BD5-F162-67A9-DA7D51476FD4; \
 	printf '\n$$ sqlite3 %s "SELECT extension, ..."\n' "$$BUNDLEFS_CATALOGUE"; \
 	sqlite3 "$$BUNDLEFS_CATALOGUE" "SELECT c.extension, b.name FROM claims c JOIN bundles b ON b.id = c.application_id" 2>/dev/null || true; \
 	mnt=$(CURDIR)/$(DEMO)/mnt; mkdir -p "$$mnt"; trap 'fusermount3 -u "$$mnt" 2>/dev/null || true' EXIT; \
@@ -77,6 +79,7 @@ demo: deps
 	show 'grep -A1 CFBundleDisplayName .bundlefs/by-id/org.example.Chess/Info.plist'; \
 	show 'file .bundlefs/by-id/org.example.Chess/Icon.png .bundlefs/by-id/org.example.Terminal/Icon.png .bundlefs/by-path/Documents/Plan.pkgdoc/Icon.png'; \
 	show 'ls Applications/Chess.app/Contents'; \
+	show 'ls .bundlefs/by-uuid .bundlefs/by-uuid/48F282DE-1BD5-F162-67A9-DA7D51476FD4'; \
 	printf '\n$$ fusermount3 -u %s\n' "$$mnt"
 
 # Regenerates Docs/bundlefs.1 from the commands' own help (swift-argument-parser's plugin); a

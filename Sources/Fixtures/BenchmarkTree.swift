@@ -8,12 +8,14 @@ import Glibc
 /// files. Each bundle has five directories and fifteen files (an Info.plist, InfoPlist.strings,
 /// Localizable.strings and, for apps, the icon the Info file names, with real contents; the rest
 /// empty), in groups of 100. One bundle in ten is
-/// a GNUstep-style app, one in ten a framework with versioned links.
+/// a GNUstep-style app, one in ten a framework with versioned links. Every executable has real
+/// headers (rule 23): macOS apps are universal (x86_64 and signed arm64) or thin, frameworks thin,
+/// GNUstep apps ELF with a build-id; each slice's UUID comes from `uuid(_:slice:)`.
 public struct BenchmarkTree: Sendable {
     public let root: String
     public let bundles: Int
     /// Bumped whenever the layout changes, so a cached tree from an older generator is rebuilt.
-    public static let generatorVersion = "4"
+    public static let generatorVersion = "5"
 
     public init(root: String, bundles: Int = 20_000) {
         self.root = root
@@ -21,6 +23,21 @@ public struct BenchmarkTree: Sendable {
     }
 
     public static func identifier(_ index: Int) -> String { "com.example.bench.app\(index)" }
+
+    /// The UUID of a bundle's executable slice (0, or 1 for a universal app's arm64 slice).
+    public static func uuid(_ index: Int, slice: Int = 0) -> [UInt8] { MachOImage.uuid(seed: index * 2 + slice) }
+
+    /// A bundle's executable: what a build machine's would hold in its headers.
+    static func executable(_ index: Int) -> [UInt8] {
+        switch index % 10 {
+        case 3: return ELFImage(buildID: uuid(index) + [0, 0, 0, 0]).bytes()
+        case 7: return MachOImage.arm64(uuid: uuid(index)).bytes()
+        default:
+            var arm = MachOImage.arm64(uuid: uuid(index, slice: 1))
+            arm.signature = (identifier(index), "BENCHTEAM1")
+            return index % 2 == 0 ? MachOImage.universal([.x86_64(uuid: uuid(index)), arm], alignment: 512) : arm.bytes()
+        }
+    }
 
     var marker: String { FilePath(root).appending(".bundlefs-bench-tree").string }
     var markerText: String { "\(Self.generatorVersion) \(bundles)\n" }
@@ -65,7 +82,7 @@ public struct BenchmarkTree: Sendable {
             "CFBundleIconFile": .string("AppIcon"),
         ]))
         writer.text("\(app)/Contents/PkgInfo", "APPL????")
-        writer.file("\(app)/Contents/MacOS/App\(index)", [], mode: 0o755)
+        writer.file("\(app)/Contents/MacOS/App\(index)", Self.executable(index), mode: 0o755)
         writer.file("\(app)/Contents/Resources/AppIcon.icns", icon.icns)
         for name in ["Assets.car", "MainMenu.nib", "1.png", "2.png", "3.png", "4.png", "5.png", "6.png"] {
             writer.file("\(app)/Contents/Resources/\(name)", [])
@@ -83,7 +100,7 @@ public struct BenchmarkTree: Sendable {
         writer.plist("\(app)/Resources/Info-gnustep.plist", info(index, executable: "Tool\(index)", extra: [
             "NSExecutable": .string("Tool\(index)"), "ApplicationName": .string("Tool\(index)"), "NSIcon": .string("Tool.tiff"),
         ]), format: .openStep)
-        writer.file("\(app)/Tool\(index)", [], mode: 0o755)
+        writer.file("\(app)/Tool\(index)", Self.executable(index), mode: 0o755)
         writer.text("\(app)/stamp.make", "stamp\n")
         writer.file("\(app)/Resources/Tool.tiff", icon.tiff)
         for name in ["Images/a.tiff", "Images/b.tiff", "Images/c.tiff", "Images/d.tiff", "Images/e.tiff", "Images/f.tiff"] {
@@ -101,7 +118,7 @@ public struct BenchmarkTree: Sendable {
         writer.plist("\(framework)/Versions/A/Resources/Info.plist", info(index, executable: "Kit\(index)", extra: [
             "CFBundlePackageType": .string("FMWK"),
         ]), format: .binary)
-        writer.file("\(framework)/Versions/A/Kit\(index)", [], mode: 0o755)
+        writer.file("\(framework)/Versions/A/Kit\(index)", Self.executable(index), mode: 0o755)
         for name in ["Kit.h", "Types.h", "Errors.h", "Private.h", "Public.h"] { writer.file("\(framework)/Versions/A/Headers/\(name)", []) }
         writer.file("\(framework)/Versions/A/Resources/en.lproj/InfoPlist.strings", StringsEncoder.encode([("CFBundleName", "Kit \(index)")], as: .utf8))
         writer.file("\(framework)/Versions/A/Resources/en.lproj/Localizable.strings", [])

@@ -100,22 +100,24 @@ public struct MachOImage: Sendable {
         return blob.data
     }
 
-    /// A universal file of these images, each at a 4 KiB boundary.
-    public static func universal(_ images: [MachOImage], fat64: Bool = false) -> [UInt8] {
+    /// A universal file of these images, each at an `alignment` boundary (a power of two; 4 KiB
+    /// by default, Apple's linker uses 16 KiB for arm64).
+    public static func universal(_ images: [MachOImage], fat64: Bool = false, alignment: Int = 4096) -> [UInt8] {
         let bodies = images.map { $0.bytes() }
         var header = ByteSink(bigEndian: true)
         header.u32(fat64 ? 0xCAFE_BABF : 0xCAFE_BABE); header.u32(UInt32(images.count))
-        var offset = 4096
+        var offset = alignment
+        let alignmentPower = UInt32(alignment.trailingZeroBitCount)
         var offsets: [Int] = []
         for (image, body) in zip(images, bodies) {
             offsets.append(offset)
             header.u32(image.cpuType); header.u32(image.cpuSubtype)
             if fat64 {
-                header.u64(UInt64(offset)); header.u64(UInt64(body.count)); header.u32(12); header.u32(0)
+                header.u64(UInt64(offset)); header.u64(UInt64(body.count)); header.u32(alignmentPower); header.u32(0)
             } else {
-                header.u32(UInt32(offset)); header.u32(UInt32(body.count)); header.u32(12)
+                header.u32(UInt32(offset)); header.u32(UInt32(body.count)); header.u32(alignmentPower)
             }
-            offset = (offset + body.count + 4095) / 4096 * 4096
+            offset = (offset + body.count + alignment - 1) / alignment * alignment
         }
         var file = header.data
         for (start, body) in zip(offsets, bodies) {
@@ -181,5 +183,21 @@ struct ByteSink {
             let shift = 8 * (bigEndian ? width - 1 - index : index)
             data.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
         }
+    }
+}
+
+extension FuzzSeeds {
+    /// Executables of every shape the readers take: thin and signed, universal (32 and 64-bit
+    /// tables), big-endian 32-bit, ELF with a build-id.
+    public static var binaries: [[UInt8]] {
+        var signed = MachOImage.arm64(uuid: MachOImage.uuid(seed: 8))
+        signed.signature = ("com.example.Signed", "TEAM123456")
+        var ppc = MachOImage(cpuType: 18, cpuSubtype: 0)
+        ppc.is64 = false
+        ppc.bigEndian = true
+        ppc.uuid = MachOImage.uuid(seed: 9)
+        ppc.versionMin = (0x24, MachOImage.version(10, 4), 0)
+        return [signed.bytes(), MachOImage.universal([.x86_64(uuid: MachOImage.uuid(seed: 10)), signed], alignment: 256),
+                MachOImage.universal([signed, ppc], fat64: true, alignment: 256), ppc.bytes(), ELFImage(buildID: MachOImage.uuid(seed: 11)).bytes()]
     }
 }

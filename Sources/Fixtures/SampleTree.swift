@@ -20,6 +20,9 @@ public enum SampleTree {
             """)
     }
 
+    /// The arm64 slice's UUID of the sample Chess.app, which its dSYM shares.
+    public static let chessArmUUID = MachOImage.uuid(seed: 2027)
+
     static func applications(_ tree: TreeWriter) {
         // BUNDLES.md 7: Chess.app shown as Schach in German; each strings file in another encoding.
         tree.macApp("Applications/Chess.app", identifier: "org.example.Chess", info: [
@@ -35,6 +38,14 @@ public enum SampleTree {
         tree.strings("Applications/Chess.app/Contents/Resources/fr.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Échecs"], as: .binaryPlist)
         tree.strings("Applications/Chess.app/Contents/Resources/en.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Chess"], as: .utf8WithBOM)
         tree.strings("Applications/Chess.app/Contents/Resources/en_GB.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Chess"], as: .utf16BigEndianWithBOM)
+        // BUNDLES.md 9: a universal executable (x86_64, and arm64 signed with a team) and, as a build
+        // machine leaves it, the dSYM of its arm64 slice; `bundlefs symbols` and by-uuid find both.
+        var arm = MachOImage.arm64(uuid: chessArmUUID)
+        arm.signature = ("org.example.Chess", "EXAMPLE123")
+        tree.file("Applications/Chess.app/Contents/MacOS/Chess", MachOImage.universal([.x86_64(uuid: MachOImage.uuid(seed: 2026)), arm]), mode: 0o755)
+        var dwarf = MachOImage.arm64(uuid: chessArmUUID)
+        dwarf.fileType = 10
+        tree.dSYM("Developer/Chess.app.dSYM", dwarfName: "Chess", dwarf: dwarf.bytes(), identifier: "com.apple.xcode.dsym.org.example.Chess")
         tree.text("Applications/Chess.app/Contents/Resources/board.png", "global board\n")
         tree.text("Applications/Chess.app/Contents/Resources/en.lproj/board.png", "English board (the global one wins)\n")
         tree.text("Applications/Chess.app/Contents/Resources/de.lproj/Rules.html", "<p>Schachregeln</p>\n")

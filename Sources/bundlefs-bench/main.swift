@@ -122,6 +122,18 @@ if settings.index {
     report.add("initial index", seconds: initial, against: "find", baselineSeconds: findWalk, goal: "≤ 1.5x")
     report.add("initial index", seconds: initial, against: "getdents walk", baselineSeconds: inProcessWalk, goal: "(≤ 1.5x)")
 
+    // Reading executables' headers (rule 23): the same index with and without
+    // (`BUNDLEFS_SKIP_BINARIES=1`), runs alternating so that drift hits both sides alike.
+    var headers = PairedSamples()
+    for _ in 0..<max(5, settings.runs) {
+        removeCatalogue()
+        headers.native.append(Timing.run(settings.binary, ["index", treeRoot], environment: environment.merging(["BUNDLEFS_SKIP_BINARIES": "1"]) { $1 }))
+        removeCatalogue()
+        headers.view.append(Timing.run(settings.binary, ["index", treeRoot], environment: environment))
+    }
+    report.add("initial index, reading headers", seconds: headers.viewMedian, against: "headers skipped", baselineSeconds: headers.nativeMedian, goal: "≤ 1.15x")
+    report.notes.append("index reading executables' headers: \(PairedSamples.describe(headers.view)); skipping them: \(PairedSamples.describe(headers.native)) (alternating runs)")
+
     // The same scan without catalogue writes, to show where the time goes.
     func scanOnly(threads: Int) -> Double {
         Timing.median(settings.runs) {
@@ -146,6 +158,18 @@ if settings.index {
         for identifier in identifiers { found += try! catalogue.bundles(matching: BundleQuery(identifier: identifier)).count }
     }
     precondition(found == settings.lookups, "every looked-up identifier exists once; found \(found)")
+    // Lookups by executable UUID, as `query --uuid` makes them (an indexed join), mixed spellings.
+    let uuidQueries = (0..<settings.lookups).map { _ -> String in
+        let index = Int.random(in: 0..<settings.bundles, using: &generator)
+        let text = BinarySlice.canonicalUUID(BenchmarkTree.uuid(index)) + (index % 10 == 3 ? "00000000" : "")
+        return index % 2 == 0 ? text.lowercased() : text.replacingOccurrences(of: "-", with: "")
+    }
+    var uuidFound = 0
+    let uuidSeconds = Timing.seconds {
+        for text in uuidQueries { uuidFound += try! catalogue.bundles(matching: BundleQuery(uuidKey: BinarySlice.uuidKey(text))).count }
+    }
+    precondition(uuidFound == settings.lookups, "every looked-up UUID belongs to one bundle; found \(uuidFound)")
+    report.add("lookup by UUID (query --uuid)", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / uuidSeconds, uuidSeconds / Double(settings.lookups) * 1e6), goal: "(< 1 ms each)")
     report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
 }
 

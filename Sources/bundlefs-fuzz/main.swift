@@ -1,4 +1,4 @@
-// Long fuzzing of the parsers and icon readers (`make fuzz`): the mutations of the test suite, for as long as asked.
+// Long fuzzing of the parsers, icon readers and binary header readers (`make fuzz`): the mutations of the test suite, for as long as asked.
 // A crash is the finding; the seed and iteration printed before it replay the input.
 import BundleModel
 import Fixtures
@@ -12,7 +12,7 @@ func option(_ name: String, default value: UInt64) -> UInt64 {
 }
 let iterations = option("--iterations", default: 1_000_000)
 let seed = option("--seed", default: UInt64(Date().timeIntervalSince1970))
-var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds
+var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds + FuzzSeeds.binaries
 for path in arguments where !path.hasPrefix("--") && FileManager.default.fileExists(atPath: path) {
     if let data = FileManager.default.contents(atPath: path) { seeds.append(Array(data)) }
 }
@@ -22,11 +22,13 @@ let clock = ContinuousClock()
 var slowest = Duration.zero
 for iteration in 0..<iterations {
     let index = Int(iteration % UInt64(seeds.count))
-    let input = mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
+    // Every other input has header words broken (counts, sizes, offsets) rather than bytes.
+    let input = iteration % 2 == 0 ? mutator.mutateWords(seeds[index], within: 256) : mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
     let start = clock.now
     _ = try? PropertyListReader.read(input)
     _ = try? StringsFileReader.read(input)
     _ = try? IconConverter.png(from: input)
+    _ = BinaryReader.read(MemoryByteSource(input), file: "fuzz", budget: 1 << 20)
     let elapsed = clock.now - start
     if elapsed > slowest {
         slowest = elapsed

@@ -183,14 +183,7 @@ import TestSupport
     }
 
     @Test func mutatedHeadersNeverCrashHangOrReadMuch() {
-        var signed = MachOImage.arm64(uuid: MachOImage.uuid(seed: 8))
-        signed.signature = ("com.example.Signed", "TEAM123456")
-        var ppc = MachOImage(cpuType: 18, cpuSubtype: 0)
-        ppc.is64 = false
-        ppc.bigEndian = true
-        ppc.uuid = MachOImage.uuid(seed: 9)
-        let seeds = [signed.bytes(), MachOImage.universal([.x86_64(uuid: MachOImage.uuid(seed: 10)), signed]),
-                     MachOImage.universal([signed, ppc], fat64: true), ppc.bytes(), ELFImage(buildID: MachOImage.uuid(seed: 11)).bytes()]
+        let seeds = FuzzSeeds.binaries
         var mutator = Mutator(seed: 0x3AC_40)
         let clock = ContinuousClock()
         var slowest = Duration.zero

@@ -46,7 +46,7 @@ import TestSupport
         let elf = try JSONValue.parse(try bundlefs("query", "--uuid", buildID.map { String(format: "%02X", $0) }.joined(), "--json").standardOutput)
         #expect(elf.arrayValue?.first?["identifier"] == .string("org.example.tool"))
         #expect(try JSONValue.parse(try bundlefs("query", "--arch", "x86_64", "--json").standardOutput).arrayValue?.count == 2) // Builder, Tool
-        #expect(try JSONValue.parse(try bundlefs("query", "--arch", "arm64", "--kind", "dsym", "--json").standardOutput).arrayValue?.count == 1)
+        #expect(try JSONValue.parse(try bundlefs("query", "--arch", "arm64", "--kind", "dSYM", "--json").standardOutput).arrayValue?.count == 1)
         #expect(try bundlefs("query", "--uuid", BinarySlice.canonicalUUID(MachOImage.uuid(seed: 99))).standardOutput.isEmpty)
         let bad = try bundlefs("query", "--uuid", "not-a-uuid")
         #expect(bad.status == 1 && bad.standardError.contains("not a UUID"))

@@ -33,4 +33,35 @@ import SystemCalls
         }
         #expect(unparsable.count > 100 && unparsable.count < count, "the mutations should break some files, not all")
     }
+
+    /// Executables with broken headers (rule 23): every bundle is catalogued, each with the error
+    /// its file earns, and what could be read is kept.
+    @Test func mutatedExecutablesAreCataloguedWithTheirErrors() throws {
+        let fixture = try IndexFixture()
+        let seeds = FuzzSeeds.binaries
+        var mutator = Mutator(seed: 0xB1_4A21)
+        let count = 600
+        var expected: [FilePath: BinaryReader.Result] = [:]
+        for index in 0..<count {
+            let name = "Builds/App\(index).app"
+            let seed = seeds[index % seeds.count]
+            let bytes = index % 2 == 0 ? mutator.mutateWords(seed, within: 160) : mutator.mutate(seed, spliceWith: seeds[(index + 1) % seeds.count])
+            fixture.tree.machOApp(name, identifier: "com.example.fuzz\(index)", executable: bytes)
+            expected[FilePath(fixture.tree.path(name))] = BinaryReader.read(MemoryByteSource(bytes), file: FilePath("Contents/MacOS/App\(index)"))
+        }
+        try fixture.index()
+        let bundles = try fixture.catalogue.bundles(matching: BundleQuery(under: FilePath(fixture.tree.path("Builds"))))
+        #expect(bundles.count == count)
+        var withErrors = 0
+        for bundle in bundles {
+            let record = bundle.record
+            let result = try #require(expected[record.path])
+            #expect(record.binaries == result.slices, "\(record.path)")
+            for error in result.errors {
+                #expect(record.errors.contains { $0.hasSuffix(error) }, "\(record.path): \(error) not among \(record.errors)")
+            }
+            if !result.errors.isEmpty { withErrors += 1 }
+        }
+        #expect(withErrors > 100 && withErrors < count, "the mutations should break some files, not all: \(withErrors)")
+    }
 }

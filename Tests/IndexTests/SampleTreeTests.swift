@@ -19,7 +19,7 @@ import TestSupport
     @Test func sampleIndexesAsTheReadmeSays() throws {
         let fixture = try IndexFixture()
         let summary = try fixture.index(Paths.join(PackagePaths.root, "Sample"))
-        #expect(summary.bundlesUnderRoot == 23)
+        #expect(summary.bundlesUnderRoot == 24)
         #expect(summary.bundlesWithErrors == 5)
         #expect(summary.claimedExtensions == ["pkgdoc", "sketch"])
         let chess = try fixture.catalogue.bundles(matching: BundleQuery(identifier: "org.example.Chess"))

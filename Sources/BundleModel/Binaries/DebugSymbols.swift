@@ -27,7 +27,7 @@ public enum DebugSymbols {
         }.sorted { ($0.isDSYM ? 0 : 1, $0.file.string) < ($1.isDSYM ? 0 : 1, $1.file.string) }
     }
 
-    public static func isDSYM(_ record: BundleRecord) -> Bool { record.lowercasedExtension == "dsym" || record.kind == "dsym" }
+    public static func isDSYM(_ record: BundleRecord) -> Bool { record.lowercasedExtension == "dsym" || record.kind == "dSYM" }
 
     /// One UUID's entry, or nil when nothing matched.
     public static func entry(_ matches: [Match]) -> PlistValue? {

@@ -67,11 +67,11 @@ public struct InfoDictionary: Sendable, Equatable {
 
 /// Rule 9: what kind of thing a bundle or package is.
 public enum BundleKind {
-    static let byPackageType = ["APPL": "application", "FMWK": "framework", "BNDL": "bundle", "dSYM": "dsym"]
+    static let byPackageType = ["APPL": "application", "FMWK": "framework", "BNDL": "bundle"]
     static let byExtension = [
         "app": "application", "framework": "framework", "appex": "extension", "xpc": "extension",
         "kext": "kext", "plugin": "plugin", "bundle": "bundle", "prefpane": "plugin", "qlgenerator": "plugin",
-        "mdimporter": "plugin", "saver": "plugin", "dsym": "dsym",
+        "mdimporter": "plugin", "saver": "plugin",
     ]
 
     /// Extensions whose directories are bundles by name, whatever their contents.
