@@ -39,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CIcns", pkgConfig: "libicns", providers: [.apt(["libicns-dev"])]),
         .systemLibrary(name: "CTiff", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CPng", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        // Archives (BUNDLES.md section 10): libarchive from Debian's libarchive-dev.
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .target(name: "Archives", dependencies: ["BundleModel", "CArchive", "SystemCalls"], swiftSettings: strict),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
         .target(
             name: "BundleModel", dependencies: ["SystemCalls"],
@@ -97,6 +100,9 @@ let package = Package(
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(
             name: "BundleModelTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ArchiveTests", dependencies: ["Archives", "BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "IconImagesTests", dependencies: ["CIcns", "Fixtures", "IconImages", "SystemCalls", "TestSupport"],

@@ -152,7 +152,7 @@ extension Catalogue {
             // A few bundles (a lookup): their child rows by index.
             let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id = ?")
             let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id = ? ORDER BY rowid")
-            let binariesOf = try db.cachedStatement(sql: "\(binariesSQL) WHERE bundle_id = ? ORDER BY rowid")
+            let binariesOf = try db.cachedStatement(sql: "\(binariesSQL) WHERE bundle_id = ? ORDER BY slice")
             for row in rows {
                 let id: Int64 = row[0]
                 try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
@@ -165,12 +165,12 @@ extension Catalogue {
                                 arguments: [low, high]).forEach(addString)
             try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid",
                                 arguments: [low, high]).forEach(addProblem)
-            try Row.fetchCursor(db, sql: "\(binariesSQL) WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid", arguments: [low, high]).forEach(addBinary)
+            try Row.fetchCursor(db, sql: "\(binariesSQL) WHERE bundle_id BETWEEN ? AND ? ORDER BY bundle_id, slice", arguments: [low, high]).forEach(addBinary)
         } else {
             // Many (a listing): one pass over each child table.
             try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings").forEach(addString)
             try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems ORDER BY rowid").forEach(addProblem)
-            try Row.fetchCursor(db, sql: "\(binariesSQL) ORDER BY rowid").forEach(addBinary)
+            try Row.fetchCursor(db, sql: "\(binariesSQL) ORDER BY bundle_id, slice").forEach(addBinary)
         }
         return rows.map { row in
             let id: Int64 = row[0]

@@ -101,8 +101,8 @@ public struct CatalogueWriter {
             deleteBinaries.bind(1, id)
             try deleteBinaries.execute()
         }
-        for slice in record.binaries {
-            BinaryRow.bind(slice, bundleID: id, to: insertBinary)
+        for (index, slice) in record.binaries.enumerated() {
+            BinaryRow.bind(slice, bundleID: id, index: index, to: insertBinary)
             try insertBinary.execute()
         }
         insertString.bind(1, id)

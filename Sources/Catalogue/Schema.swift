@@ -138,6 +138,7 @@ enum Schema {
             try db.execute(sql: """
                 CREATE TABLE binaries (
                     bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    slice INTEGER NOT NULL,
                     file TEXT NOT NULL,
                     format TEXT NOT NULL,
                     arch TEXT NOT NULL,
@@ -149,11 +150,10 @@ enum Schema {
                     sdk TEXT,
                     signature TEXT NOT NULL,
                     signing_identifier TEXT,
-                    team_identifier TEXT
-                );
+                    team_identifier TEXT,
+                    PRIMARY KEY (bundle_id, slice)
+                ) WITHOUT ROWID;
                 CREATE INDEX binaries_by_uuid ON binaries(uuid_key) WHERE uuid_key IS NOT NULL;
-                CREATE INDEX binaries_by_bundle ON binaries(bundle_id);
-                CREATE INDEX binaries_by_arch ON binaries(arch);
                 """)
             try clearDerivedRows(db)
         }

@@ -15,7 +15,7 @@ public struct BenchmarkTree: Sendable {
     public let root: String
     public let bundles: Int
     /// Bumped whenever the layout changes, so a cached tree from an older generator is rebuilt.
-    public static let generatorVersion = "5"
+    public static let generatorVersion = "6"
 
     public init(root: String, bundles: Int = 20_000) {
         self.root = root
@@ -33,9 +33,11 @@ public struct BenchmarkTree: Sendable {
         case 3: return ELFImage(buildID: uuid(index) + [0, 0, 0, 0]).bytes()
         case 7: return MachOImage.arm64(uuid: uuid(index)).bytes()
         default:
-            var arm = MachOImage.arm64(uuid: uuid(index, slice: 1))
+            // Half universal (x86_64 first, so slice 0 is `uuid(index)`), half thin arm64.
+            let universal = index % 2 == 0
+            var arm = MachOImage.arm64(uuid: uuid(index, slice: universal ? 1 : 0))
             arm.signature = (identifier(index), "BENCHTEAM1")
-            return index % 2 == 0 ? MachOImage.universal([.x86_64(uuid: uuid(index)), arm], alignment: 512) : arm.bytes()
+            return universal ? MachOImage.universal([.x86_64(uuid: uuid(index)), arm], alignment: 512) : arm.bytes()
         }
     }
 

@@ -44,24 +44,29 @@ public struct BinarySlice: Sendable, Hashable {
     /// A UUID or build-id as typed by a user or a crash report, made comparable: nil when it is
     /// not an even number (at least 8) of hex digits once hyphens are dropped.
     public static func uuidKey(_ text: String) -> String? {
-        var digits = ""
+        var digits: [UInt8] = []
         digits.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars where scalar != "-" {
-            guard scalar.properties.isASCIIHexDigit else { return nil }
-            digits.unicodeScalars.append(scalar)
+        for byte in text.utf8 where byte != UInt8(ascii: "-") {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): digits.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digits.append(byte + 32)
+            default: return nil
+            }
         }
         guard digits.count >= 8, digits.count % 2 == 0 else { return nil }
-        return digits.lowercased()
+        return String(decoding: digits, as: UTF8.self)
     }
 
     /// 16 bytes in the canonical form: `1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB`.
     public static func canonicalUUID(_ bytes: some Collection<UInt8>) -> String {
-        var text = ""
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
         for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { text += "-" }
-            text += Hex.byte(byte, uppercase: true)
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(Hex.digit(byte >> 4, uppercase: true))
+            text.append(Hex.digit(byte & 15, uppercase: true))
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The canonical form of a lookup key of 32 hex digits (a Mach-O UUID); other keys (ELF
@@ -79,12 +84,19 @@ public struct BinarySlice: Sendable, Hashable {
 
 /// Hex digits, both ways.
 enum Hex {
-    static func byte(_ byte: UInt8, uppercase: Bool) -> String {
-        let digits: [Character] = uppercase ? Array("0123456789ABCDEF") : Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }
 
-    static func string(_ bytes: some Collection<UInt8>) -> String { bytes.map { byte($0, uppercase: false) }.joined() }
+    static func string(_ bytes: some Collection<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digit(byte >> 4, uppercase: false))
+            text.append(digit(byte & 15, uppercase: false))
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// The value of one ASCII hex digit (0 for anything else; callers check digits first).
     static func value(_ digit: UInt8) -> UInt8 {

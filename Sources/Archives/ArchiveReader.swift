@@ -1,0 +1,177 @@
+public import BundleModel
+import CArchive
+#if canImport(Glibc)
+import Glibc
+#endif
+public import SystemCalls
+
+/// One pass over an archive with libarchive: members one at a time, and the data of those asked
+/// for, within `ArchiveLimits`. Nothing is written anywhere; member names are only data. libarchive
+/// reads forward, so each member's data can be read only while it is the current one.
+public final class ArchiveReader {
+    private let handle: OpaquePointer
+    private let file: Descriptor
+    public let limits: ArchiveLimits
+    private let deadline: Double
+    /// Members whose names climb out of the archive (`..`): not listed, counted.
+    public private(set) var unsafeNames = 0
+    public private(set) var membersListed = 0
+    private var dataRead: Int64 = 0
+    private var current: ArchiveMember?
+
+    /// Opens an archive already open as `file` (kept open while reading).
+    public init(_ file: Descriptor, limits: ArchiveLimits = .standard) throws(ArchiveError) {
+        guard let handle = archive_read_new() else { throw ArchiveError("libarchive could not start") }
+        archive_read_support_filter_all(handle)
+        // The formats rule 26 names; rar, 7-zip, ISO and the rest are not looked into.
+        archive_read_support_format_zip(handle)
+        archive_read_support_format_tar(handle)
+        archive_read_support_format_gnutar(handle)
+        archive_read_support_format_xar(handle)
+        archive_read_support_format_cpio(handle)
+        self.handle = handle
+        self.file = file
+        self.limits = limits
+        deadline = Clocks.monotonicSeconds() + limits.seconds
+        guard archive_read_open_fd(handle, file.rawValue, 64 * 1024) == ARCHIVE_OK else {
+            // Every property is set, so deinit runs and frees the handle.
+            throw ArchiveError("not an archive bundlefs reads: \(Self.message(handle))")
+        }
+    }
+
+    deinit { archive_read_free(handle) }
+
+    /// The format libarchive found (`ZIP 2.0 (deflation)`, `POSIX pax interchange format`, ...).
+    public var formatName: String { archive_format_name(handle).map { String(cString: $0) } ?? "unknown" }
+
+    /// libarchive converts names through the thread's locale: a C locale cannot hold a UTF-8
+    /// name (a zip's flagged names come back as nothing), so names are read under C.UTF-8.
+    nonisolated(unsafe) private static let utf8Locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+
+    /// The next member, or nil at the end.
+    public func next() throws(ArchiveError) -> ArchiveMember? {
+        let previous = Self.utf8Locale.map { uselocale($0) }
+        defer { if let previous { uselocale(previous) } }
+        while true {
+            try checkTime()
+            var entry: OpaquePointer?
+            let status = archive_read_next_header(handle, &entry)
+            if status == ARCHIVE_EOF { current = nil; return nil }
+            if status == ARCHIVE_RETRY { continue }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+                throw ArchiveError("after \(membersListed) members: \(Self.message(handle))")
+            }
+            membersListed += 1
+            guard membersListed <= limits.members else { throw ArchiveError("more than \(limits.members) members; the rest is not read") }
+            try checkBudget()
+            // UTF-8 when the archive says so (zip's flag, pax headers), else the raw bytes.
+            guard let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry),
+                  let path = ArchiveMember.normalized(Self.bytes(name)) else {
+                unsafeNames += 1
+                continue
+            }
+            let type: FileType = switch archive_entry_filetype(entry) {
+            case S_IFREG: .regular // libarchive's AE_IF* are these values; its macros do not import
+            case S_IFDIR: .directory
+            case S_IFLNK: .symlink
+            default: .unknown
+            }
+            let target = archive_entry_symlink(entry).map { FilePath(bytes: Self.bytes($0)) }
+            let member = ArchiveMember(
+                path: path, type: type, size: archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : 0,
+                permissions: UInt32(archive_entry_perm(entry)), modificationTime: Int64(archive_entry_mtime(entry)),
+                linkTarget: target, isEncrypted: archive_entry_is_encrypted(entry) != 0)
+            current = member
+            return member
+        }
+    }
+
+    /// The current member's data, at most `limit` bytes.
+    public func read(limit: Int) throws(ArchiveError) -> [UInt8] {
+        guard let member = current else { throw ArchiveError("no member to read") }
+        guard !member.isEncrypted else { throw ArchiveError("\(member.path) is encrypted") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count < limit {
+            try checkTime()
+            let wanted = min(chunk.count, limit - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress, wanted) }
+            if count == 0 { break }
+            guard count > 0 else { throw ArchiveError("\(member.path): \(Self.message(handle))") }
+            bytes += chunk[0..<count]
+            dataRead += Int64(count)
+            try checkBudget()
+        }
+        return bytes
+    }
+
+    /// A forward-only byte source over the current member, for header readers whose reads move
+    /// forward (a Mach-O header, its load commands, then its signature near the end).
+    public func memberSource() -> some ByteSource { ForwardMemberSource(reader: self, size: UInt64(max(0, current?.size ?? 0))) }
+
+    /// Skips `count` bytes of the current member's data (decompressing them).
+    func skip(_ count: Int) throws(ArchiveError) {
+        var left = count
+        while left > 0 {
+            let piece = try read(limit: min(left, 1 << 20))
+            if piece.isEmpty { throw ArchiveError("\(current?.path.string ?? "member") ends early") }
+            left -= piece.count
+        }
+    }
+
+    private func checkTime() throws(ArchiveError) {
+        guard Clocks.monotonicSeconds() <= deadline else { throw ArchiveError("reading took more than \(Int(limits.seconds)) s; stopped") }
+    }
+
+    /// Decompressed bytes (the filters' output, or member data) against what was read from the
+    /// file: a bomb shows as a ratio no real archive has.
+    private func checkBudget() throws(ArchiveError) {
+        let filtered = archive_filter_count(handle) > 1 ? archive_filter_bytes(handle, 0) : 0
+        let decompressed = filtered + dataRead
+        let compressed = max(1, archive_filter_bytes(handle, -1))
+        guard decompressed <= limits.uncompressedBytes else {
+            throw ArchiveError("more than \(limits.uncompressedBytes >> 20) MiB decompressed; stopped")
+        }
+        guard decompressed < 1 << 20 || decompressed <= limits.compressionRatio * compressed else {
+            throw ArchiveError("\(decompressed / compressed)-fold compression (a zip bomb?); stopped after \(decompressed >> 20) MiB")
+        }
+    }
+
+    static func message(_ handle: OpaquePointer) -> String {
+        archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
+    }
+
+    static func bytes(_ text: UnsafePointer<CChar>) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: text, count: strlen(text)).bindMemory(to: UInt8.self))
+    }
+}
+
+/// Reads of the current member for a header reader: its first 16 KiB are kept (a header is read
+/// again as each structure is parsed), beyond them reads must move forward, as libarchive does.
+final class ForwardMemberSource: ByteSource {
+    static let headSize = 16 * 1024
+    let reader: ArchiveReader
+    let size: UInt64
+    private var head: [UInt8]?
+    /// Where the member's stream stands.
+    private var position: UInt64 = 0
+
+    init(reader: ArchiveReader, size: UInt64) {
+        self.reader = reader
+        self.size = size
+    }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        if head == nil {
+            head = try reader.read(limit: Int(min(size, UInt64(Self.headSize))))
+            position = UInt64(head!.count)
+        }
+        let head = self.head!
+        if offset + UInt64(count) <= UInt64(head.count) { return Array(head[Int(offset)..<(Int(offset) + count)]) }
+        guard offset >= position else { throw ArchiveError("headers out of order in an archived file (at \(offset), after \(position))") }
+        try reader.skip(Int(offset - position))
+        let bytes = try reader.read(limit: count)
+        position = offset + UInt64(bytes.count)
+        return bytes
+    }
+}
