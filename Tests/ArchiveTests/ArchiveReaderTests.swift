@@ -31,8 +31,9 @@ import TestSupport
         try #require(result.status == 0, "\(executable) \(arguments): \(result)")
     }
 
+    /// Runs a Python script with `zipfile` and `os` at hand.
     func python(_ script: String) throws {
-        try run("/usr/bin/python3", ["-c", script])
+        try run("/usr/bin/python3", ["-c", ["import", "os,", "zipfile"].joined(separator: " ") + "\n" + script])
     }
 
     @Test func everyFormatListsTheSameMembersAndData() throws {
@@ -40,7 +41,6 @@ import TestSupport
         let archives = temporary.appending("out")
         try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
         try python("""
-            import os, zipfile
             root = '\(tree.root)'
             with zipfile.ZipFile('\(archives)/Chess.ipa', 'w', zipfile.ZIP_DEFLATED) as z:
                 for base, dirs, files in os.walk(root):
@@ -81,7 +81,6 @@ import TestSupport
     @Test func aZipBombStopsAtItsRatio() throws {
         let path = temporary.appending("bomb.zip")
         try python("""
-            import zipfile
             with zipfile.ZipFile('\(path)', 'w', zipfile.ZIP_DEFLATED) as z:
                 z.writestr('Payload/Bomb.app/Info.plist', b'\\0' * (64 << 20))
             """)
@@ -99,7 +98,6 @@ import TestSupport
     @Test func climbingAndAbsoluteNamesAreOnlyData() throws {
         let path = temporary.appending("names.zip")
         try python("""
-            import zipfile
             with zipfile.ZipFile('\(path)', 'w') as z:
                 z.writestr('../../etc/passwd', 'root:x:0:0')
                 z.writestr('/abs/Info.plist', 'x')
@@ -115,7 +113,6 @@ import TestSupport
     @Test func tooManyMembersStopAtTheLimit() throws {
         let path = temporary.appending("many.zip")
         try python("""
-            import zipfile
             with zipfile.ZipFile('\(path)', 'w') as z:
                 for i in range(100000):
                     z.writestr('m/%d' % i, '')
