@@ -102,7 +102,7 @@ let package = Package(
             name: "BundleModelTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ArchiveTests", dependencies: ["Archives", "BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
+            name: "ArchiveTests", dependencies: ["Archives", "BundleModel", "Catalogue", "Fixtures", "Indexer", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "IconImagesTests", dependencies: ["CIcns", "Fixtures", "IconImages", "SystemCalls", "TestSupport"],

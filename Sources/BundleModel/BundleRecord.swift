@@ -57,6 +57,11 @@ public struct BundleRecord: Sendable, Equatable {
     /// Problems that make the bundle unsound, and lesser ones, as one-line messages.
     public var errors: [String] = []
     public var warnings: [String] = []
+    /// For a bundle inside an archive (rule 26): the archive's absolute path, and the bundle's
+    /// path inside it. `path` is then the archive's path joined with `member`, a key rather than
+    /// a path on disk.
+    public var archive: FilePath?
+    public var member: FilePath?
     /// The files and directories this record was read from, to notice later changes cheaply.
     public var stamps: [FileStamp] = []
 

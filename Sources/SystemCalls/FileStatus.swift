@@ -77,6 +77,23 @@ public struct FileStatus: Sendable, Equatable, Hashable {
     /// The device a character or block special file stands for.
     public var specialDevice: UInt64
 
+    /// A status for something that is not a file on disk (an archive's member): the rest zero.
+    public init(type: FileType, permissions: UInt32, size: Int64, inode: UInt64, modificationTime: Int64) {
+        self.type = type
+        self.permissions = permissions
+        self.size = size
+        self.inode = inode
+        device = 0
+        linkCount = 1
+        userID = 0
+        groupID = 0
+        accessTime = modificationTime
+        self.modificationTime = modificationTime
+        changeTime = modificationTime
+        blocks = 0
+        specialDevice = 0
+    }
+
     init(_ raw: stat) {
         type = FileType(mode: raw.st_mode)
         permissions = raw.st_mode & 0o7777

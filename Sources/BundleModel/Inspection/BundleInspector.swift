@@ -23,7 +23,14 @@ public struct BundleInspector: Sendable {
     /// The record for a directory, or nil when it is neither a bundle nor a package. The
     /// subdirectory listings it makes go to `recorder`, when given.
     public func inspect(_ directory: DirectoryContext, recorder: ListingRecorder? = nil) -> BundleRecord? {
-        Inspection(inspector: self, recorder: recorder, directory: directory).inspect(directory)
+        let scope = ResolutionScope(root: root, base: directory.descriptor, baseRelative: directory.relativePath)
+        return Inspection(inspector: self, recorder: recorder, source: scope).inspect(directory)
+    }
+
+    /// The same rules over another tree (an archive's members): `directory.relativePath` is
+    /// relative to what `source` reads.
+    public func inspect(_ directory: DirectoryContext, in source: some InspectionSource) -> BundleRecord? {
+        Inspection(inspector: self, recorder: nil, source: source).inspect(directory)
     }
 }
 
@@ -31,14 +38,15 @@ public struct BundleInspector: Sendable {
 struct Inspection {
     let inspector: BundleInspector
     let recorder: ListingRecorder?
-    /// Reads resolve from the inspected directory when they can (see `ResolutionScope`).
-    var root: ResolutionScope
+    /// The tree read: on disk, reads resolve from the inspected directory when they can (see
+    /// `ResolutionScope`).
+    let root: any InspectionSource
     var settings: InspectionSettings { inspector.settings }
 
-    init(inspector: BundleInspector, recorder: ListingRecorder?, directory: DirectoryContext) {
+    init(inspector: BundleInspector, recorder: ListingRecorder?, source: any InspectionSource) {
         self.inspector = inspector
         self.recorder = recorder
-        root = ResolutionScope(root: inspector.root, base: directory.descriptor, baseRelative: directory.relativePath)
+        root = source
     }
 
     func inspect(_ directory: DirectoryContext) -> BundleRecord? {
@@ -103,6 +111,7 @@ struct Inspection {
     // MARK: Finder info
 
     private func readFinderInfo(_ directory: DirectoryContext, into record: inout BundleRecord) {
+        guard root.hasExtendedAttributes else { return }
         let names: [String]
         if let descriptor = directory.descriptor {
             names = (try? ExtendedAttributes.names(of: descriptor)) ?? []
@@ -147,8 +156,7 @@ struct Inspection {
         for entry in entries {
             var type = entry.type
             // Some file systems leave d_type empty: ask lstat.
-            if type == .unknown, let parent = try? root.open(relative, flags: O_PATH_DIRECTORY),
-               let status = try? parent.status(of: entry.name) {
+            if type == .unknown, let status = root.entryStatus(entry.name, in: relative) {
                 type = status.type
             }
             switch type {
@@ -173,9 +181,9 @@ struct Inspection {
         var linkTarget: String?
         var standIn: String?
         if let entry = entries.first(where: { $0.name == "Current" }) {
-            if entry.type == .symlink, let handle = try? root.open(versionsPath, flags: O_PATH_DIRECTORY) {
-                linkTarget = (try? handle.readLink("Current"))?.string
-            } else if entry.type == .regular, let (bytes, _) = try? root.readRegularFile(versionsPath.appending("Current"), limit: 256) {
+            if entry.type == .symlink {
+                linkTarget = root.readLink("Current", in: versionsPath)?.string
+            } else if entry.type == .regular, let (bytes, _) = try? root.readRegularFile(versionsPath.appending("Current"), limit: 256, knownRegular: false) {
                 standIn = String(decoding: bytes, as: UTF8.self).trimmingSpaces
             }
         }
@@ -254,7 +262,7 @@ struct Inspection {
                 record.errors.append("\(label): \(size) bytes is more than the \(limit >> 20) MiB limit; not read")
             }
         } catch let error as SystemError {
-            let reason = error.errno == EXDEV_ ? "leads outside \(root.root.path); not read" : error.message
+            let reason = error.errno == EXDEV_ ? "leads outside \(root.confinement); not read" : error.message
             record.errors.append("\(label): \(reason)")
         } catch {
             record.errors.append("\(label): \(error)")

@@ -30,22 +30,25 @@ extension Inspection {
 
     private func readBinary(_ relative: FilePath, bundle: FilePath, isDWARF: Bool, into record: inout BundleRecord) {
         let label = relative.string
-        let file: Descriptor
-        let status: FileStatus
+        let read: (result: BinaryReader.Result, status: FileStatus)
         do {
-            file = try root.open(bundle.appending(relative), flags: Descriptor.probeRead)
-            status = try file.status()
+            read = try root.readBinary(bundle.appending(relative))
+        } catch let error as BoundedReadError {
+            if case let .notRegularFile(_, type) = error { record.errors.append("\(label): is a \(type), not a file; its headers are not read") }
+            return
         } catch {
             record.errors.append("\(label): cannot be opened to read its headers: \(error)")
             return
         }
-        guard status.type == .regular else {
-            record.errors.append("\(label): is a \(status.type), not a file; its headers are not read")
-            return
-        }
+        let status = read.status
         record.stamps.append(FileStamp(path: relative, changeTime: status.changeTime, size: status.size, inode: status.inode))
-        let result = BinaryReader.read(FileByteSource(file, size: UInt64(max(0, status.size))), file: relative)
-        record.binaries += result.slices
+        // The reader names the file as it was asked for: relative to the bundle, not to the root.
+        let result = read.result
+        record.binaries += result.slices.map { slice in
+            var slice = slice
+            slice.file = relative
+            return slice
+        }
         for error in result.errors { record.errors.append("\(label): \(error)") }
         if result.isNotBinary && isDWARF { record.errors.append("\(label): is not a Mach-O file") }
     }

@@ -1,0 +1,134 @@
+public import BundleModel
+public import SystemCalls
+
+/// Finds and reads the bundles inside one archive (BUNDLES.md rule 26) without extracting it:
+/// a first pass lists the members, a second reads only those the rules may need (Info files,
+/// strings files, a framework's `Current`, PNG headers, executables' and DWARF files' headers),
+/// then the inspection rules run over the member tree. Archives inside the archive are not opened.
+public struct ArchiveInspector: Sendable {
+    public let inspector: BundleInspector
+    public let limits: ArchiveLimits
+
+    public init(inspector: BundleInspector, limits: ArchiveLimits = .standard) {
+        self.inspector = inspector
+        self.limits = limits
+    }
+
+    /// What one archive holds.
+    public struct Result: Sendable {
+        public var records: [BundleRecord] = []
+        /// Why the archive could not be read whole (it is still catalogued with what was found).
+        public var error: String?
+        public var members = 0
+    }
+
+    /// Archive file names bundlefs looks into (rule 26), by lower-cased suffix.
+    public static let suffixes = [".ipa", ".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz",
+                                  ".tzst", ".tar.zst", ".xar", ".pkg", ".xip", ".cpio"]
+
+    public static func isArchiveName(_ name: FileName) -> Bool {
+        let lower = name.string.lowercased()
+        return suffixes.contains { lower.hasSuffix($0) && lower.count > $0.count }
+    }
+
+    /// Reads the archive at `path` (absolute; opened by `open`, which confines it as the caller's
+    /// scan root does).
+    public func inspect(archive path: FilePath, open: () throws -> Descriptor) -> Result {
+        var result = Result()
+        let tree = ArchiveTree(archive: path)
+        var wanted = Set<FilePath>()
+        do {
+            let reader = try ArchiveReader(try open(), limits: limits)
+            defer { result.members = reader.membersListed }
+            do {
+                while let member = try reader.next() {
+                    tree.add(member)
+                    if Self.isWanted(member) { wanted.insert(member.path) }
+                }
+                if reader.unsafeNames > 0 { result.error = "\(reader.unsafeNames) member names leading out of the archive (`..`) ignored" }
+            } catch {
+                result.error = "\(error)"
+            }
+        } catch {
+            result.error = "\(error)"
+            return result
+        }
+        if !wanted.isEmpty { readWanted(wanted, into: tree, open: open, error: &result.error) }
+        result.records = inspectDirectories(of: tree, archive: path)
+        return result
+    }
+
+    /// The members whose bytes the rules may read.
+    static func isWanted(_ member: ArchiveMember) -> Bool {
+        guard member.type == .regular else { return false }
+        let name = member.path.lastComponent.string.lowercased()
+        let parent = member.path.parent.lastComponent.string
+        if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return true }
+        if name == "current" && parent == "Versions" { return true }
+        if name.hasSuffix(".png") { return true }
+        // Executables: in MacOS/, in a dSYM's DWARF/, or marked executable (GNUstep, frameworks).
+        return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0
+    }
+
+    private func readWanted(_ wanted: Set<FilePath>, into tree: ArchiveTree, open: () throws -> Descriptor, error: inout String?) {
+        do {
+            let reader = try ArchiveReader(try open(), limits: limits)
+            var left = wanted.count
+            while left > 0, let member = try reader.next() {
+                guard wanted.contains(member.path) else { continue }
+                left -= 1
+                if member.isEncrypted {
+                    tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
+                    continue
+                }
+                let parent = member.path.parent.lastComponent.string
+                let lower = member.path.lastComponent.string.lowercased()
+                if lower.hasSuffix(".png") {
+                    tree.contents[member.path] = try reader.read(limit: 64)
+                } else if lower == "info.plist" || lower == "info-gnustep.plist" || lower == "infoplist.strings" || lower == "current" {
+                    tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
+                } else if parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 {
+                    tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
+                }
+            }
+        } catch let failure {
+            error = error ?? "\(failure)"
+            for path in wanted where tree.contents[path] == nil && tree.binaries[path] == nil && tree.readErrors[path] == nil {
+                tree.readErrors[path] = "\(path): not read: \(failure)"
+            }
+        }
+    }
+
+    /// Every directory of the tree through the rules, parents first; the structural directories of
+    /// a bundle found (its `Contents`, a framework's `Versions/A`) are parts of it, not bundles.
+    private func inspectDirectories(of tree: ArchiveTree, archive: FilePath) -> [BundleRecord] {
+        var records: [BundleRecord] = []
+        var structures: [(path: FilePath, structure: BundleStructure)] = []
+        for directory in tree.directories where !directory.isEmpty {
+            if let (bundle, structure) = structures.last(where: { directory.isWithin($0.path) && directory != $0.path }),
+               let relative = directory.relative(to: bundle), Self.isStructural(relative, in: structure) {
+                continue
+            }
+            let context = DirectoryContext(path: archive.appending(directory), relativePath: directory, descriptor: nil,
+                                           entries: tree.entries(of: directory), hasSidecar: false)
+            guard var record = inspector.inspect(context, in: tree) else { continue }
+            record.archive = archive
+            record.member = directory
+            // The archive's own stamp decides when it is read again; its members have none on disk.
+            record.stamps = []
+            structures.append((directory, BundleStructure(record: record)))
+            records.append(record)
+        }
+        return records
+    }
+
+    static func isStructural(_ relative: FilePath, in structure: BundleStructure) -> Bool {
+        var current = structure
+        var structural = false
+        for name in relative.components {
+            (structural, current) = current.descending(into: name)
+            if !structural && current.isEmpty { return false }
+        }
+        return structural
+    }
+}

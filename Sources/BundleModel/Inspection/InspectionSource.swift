@@ -1,0 +1,43 @@
+public import SystemCalls
+
+/// Where an inspection reads a tree: the file system beneath a scan root (`ResolutionScope`), or
+/// the members of an archive (the Archives module). The rules of BUNDLES.md only list directories,
+/// ask what a path is, and read files, so they run unchanged over either.
+public protocol InspectionSource {
+    /// Where reads are confined, for messages.
+    var confinement: FilePath { get }
+    /// Whether directories carry extended attributes (Finder info) worth asking for.
+    var hasExtendedAttributes: Bool { get }
+    /// A directory's entries and its status; nil when it cannot be listed.
+    func list(_ relative: FilePath, recorder: ListingRecorder?) -> (entries: [DirectoryEntry], status: FileStatus)?
+    /// What a path leads to, following symlinks that stay inside; nil when nothing does.
+    func status(_ relative: FilePath) -> FileStatus?
+    /// What an entry itself is (a symlink as a symlink), for listings without types.
+    func entryStatus(_ name: FileName, in relative: FilePath) -> FileStatus?
+    func readLink(_ name: FileName, in relative: FilePath) -> FilePath?
+    /// A whole regular file, at most `limit` bytes (`BoundedReadError` beyond).
+    func readRegularFile(_ relative: FilePath, limit: Int, knownRegular: Bool) throws -> (bytes: [UInt8], status: FileStatus)
+    func readPrefix(_ relative: FilePath, count: Int) throws -> [UInt8]
+    /// An executable's or DWARF file's headers (rule 23).
+    func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus)
+}
+
+extension ResolutionScope: InspectionSource {
+    var confinement: FilePath { root.path }
+    var hasExtendedAttributes: Bool { true }
+
+    func entryStatus(_ name: FileName, in relative: FilePath) -> FileStatus? {
+        try? open(relative, flags: O_PATH_DIRECTORY).status(of: name)
+    }
+
+    func readLink(_ name: FileName, in relative: FilePath) -> FilePath? {
+        try? open(relative, flags: O_PATH_DIRECTORY).readLink(name)
+    }
+
+    func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus) {
+        let file = try open(relative, flags: Descriptor.probeRead)
+        let status = try file.status()
+        guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative).string, type: status.type) }
+        return (BinaryReader.read(FileByteSource(file, size: UInt64(max(0, status.size))), file: relative), status)
+    }
+}

@@ -1,0 +1,93 @@
+import Archives
+import BundleModel
+import Catalogue
+import Fixtures
+import Foundation
+import Indexer
+import SystemCalls
+import Testing
+import TestSupport
+
+/// Rule 26: the bundles of a tree read from an archive of it are the bundles read from the tree,
+/// field for field, except where they are (`path`, `archive`, `member`) and stamps.
+@Suite struct ArchivedBundleTests {
+    let temporary = TemporaryDirectory("archived")
+    var tree: TreeWriter { TreeWriter(root: temporary.appending("tree")) }
+
+    func writeTree() {
+        var arm = MachOImage.arm64(uuid: MachOImage.uuid(seed: 61))
+        arm.signature = ("org.example.chess", "TEAM000061")
+        tree.machOApp("Payload/Chess.app", identifier: "org.example.chess", executable: MachOImage.universal([.x86_64(uuid: MachOImage.uuid(seed: 60)), arm]))
+        tree.plist("Payload/Chess.app/Contents/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string("org.example.chess"), "CFBundleExecutable": .string("Chess"), "CFBundlePackageType": .string("APPL"),
+            "CFBundleVersion": .string("3.1"), "CFBundleIconFile": .string("Chess"), "CFBundleDevelopmentRegion": .string("en"),
+            "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("pgn")]), "CFBundleTypeIconFile": .string("Game")])]),
+        ]), format: .binary)
+        tree.file("Payload/Chess.app/Contents/Resources/Chess.icns", IconFixtures.icns([("ic07", IconFixtures.png(IconFixtures.disc(side: 16, red: 1, green: 2, blue: 3)))]))
+        tree.file("Payload/Chess.app/Contents/Resources/Game.icns", IconFixtures.icns([("ic07", IconFixtures.png(IconFixtures.disc(side: 16, red: 3, green: 2, blue: 1)))]))
+        tree.file("Payload/Chess.app/Contents/Resources/de.lproj/InfoPlist.strings", StringsEncoder.encode([("CFBundleDisplayName", "Schach")], as: .utf16LittleEndianWithBOM))
+        tree.file("Payload/Chess.app/Contents/Resources/en.lproj/InfoPlist.strings", StringsEncoder.encode([("CFBundleDisplayName", "Chess")], as: .utf8))
+        tree.plist("Payload/Chess.app/Contents/PlugIns/Openings.plugin/Contents/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string("org.example.chess.openings"), "CFBundlePackageType": .string("BNDL")]))
+        tree.macFramework("Payload/Chess.app/Contents/Frameworks/Kit.framework", identifier: "org.example.kit")
+        tree.gnustepApp("GNUstep/Tool.app", info: ["NSExecutable": .string("Tool"), "CFBundleIdentifier": .string("org.example.tool")], lprojs: ["English", "German"])
+        tree.file("GNUstep/Tool.app/Tool", ELFImage(buildID: MachOImage.uuid(seed: 62)).bytes(), mode: 0o755)
+        var dwarf = arm
+        dwarf.fileType = 10
+        dwarf.signature = nil
+        tree.dSYM("Builds/Chess.app.dSYM", dwarfName: "Chess", dwarf: dwarf.bytes())
+    }
+
+    /// A record with where it is taken out: paths relative to `root`, under one made-up base.
+    func comparable(_ record: BundleRecord, root: FilePath) -> BundleRecord {
+        let base = FilePath("/base")
+        func moved(_ path: FilePath?) -> FilePath? { path.flatMap { $0.relative(to: root) }.map { base.appending($0) } }
+        var copy = record
+        copy.path = moved(record.path) ?? record.path
+        copy.executable = moved(record.executable)
+        copy.icon = moved(record.icon)
+        for index in copy.documentTypes.indices { copy.documentTypes[index].iconPath = moved(record.documentTypes[index].iconPath) }
+        copy.archive = nil
+        copy.member = nil
+        copy.stamps = []
+        return copy
+    }
+
+    func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws {
+        let result = try Subprocess.run(executable, arguments, directory: directory)
+        try #require(result.status == 0, "\(executable) \(arguments): \(result)")
+    }
+
+    @Test func everyFieldIsTheSameLooseAndArchived() throws {
+        writeTree()
+        let catalogue = try Catalogue(path: temporary.appending("loose.sqlite"), mode: .readWrite)
+        _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
+        let loose = try catalogue.bundles(matching: BundleQuery()).map { comparable($0.record, root: FilePath(tree.root)) }
+        #expect(loose.count == 5, "\(loose.map(\.path))")
+
+        let archives = temporary.appending("archives")
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        try run("/usr/bin/zip", ["-qry", Paths.join(archives, "Chess.ipa"), "Payload", "GNUstep", "Builds"], in: tree.root)
+        for (name, flag) in [("Chess.tar.gz", "-z"), ("Chess.tar.xz", "-J"), ("Chess.tar.zst", "--zstd")] {
+            try run("/bin/tar", ["-c", flag, "-f", Paths.join(archives, name), "-C", tree.root, "Payload", "GNUstep", "Builds"])
+        }
+        let root = try ScanRoot(path: FilePath(archives))
+        let inspector = ArchiveInspector(inspector: BundleInspector(root: root))
+        for name in ["Chess.ipa", "Chess.tar.gz", "Chess.tar.xz", "Chess.tar.zst"] {
+            let path = FilePath(Paths.join(archives, name))
+            let result = inspector.inspect(archive: path) { try root.open(FilePath(name), flags: Descriptor.readOnly) }
+            #expect(result.error == nil, "\(name): \(result.error ?? "")")
+            #expect(result.records.allSatisfy { $0.archive == path && $0.member.map { path.appending($0) } == $0.path }, "\(name)")
+            let archived = result.records.map { comparable($0, root: path) }.sorted { $0.path < $1.path }
+            #expect(archived.map(\.path) == loose.map(\.path).sorted(), "\(name)")
+            for (a, b) in zip(archived, loose.sorted { $0.path < $1.path }) {
+                #expect(a == b, "\(name): \(a.path) differs:\narchived \(a)\nloose    \(b)")
+            }
+        }
+    }
+
+    @Test func onlyArchiveNamesAreLookedInto() {
+        for name in ["A.ipa", "b.ZIP", "c.tar.gz", "d.tgz", "e.tar.zst", "f.xar", "g.pkg"] { #expect(ArchiveInspector.isArchiveName(FileName(name)), "\(name)") }
+        for name in [".zip", "notes.txt", "archive.gz", "App.app"] { #expect(!ArchiveInspector.isArchiveName(FileName(name)), "\(name)") }
+    }
+}
