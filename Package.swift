@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
         .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
-        .target(name: "Scanner", dependencies: ["BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Scanner", dependencies: ["Archives", "BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Catalogue",
             dependencies: [
@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "BundleModel", "Catalogue", "IconImages", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
+                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

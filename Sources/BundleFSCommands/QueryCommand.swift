@@ -25,6 +25,12 @@ struct QueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only bundles with a slice of this architecture (x86_64, arm64, arm64e, i386, ppc, aarch64, ...).", valueName: "arch"))
     var arch: String?
 
+    @Flag(name: .customLong("in-archives"), help: "Only bundles inside archives (.ipa, .zip, .tar.*, ...).")
+    var inArchives = false
+
+    @Flag(name: .customLong("no-archives"), help: "Only bundles on disk, none inside archives.")
+    var noArchives = false
+
     @Flag(help: "Print a JSON array for programs instead of a table.")
     var json = false
 
@@ -34,11 +40,13 @@ struct QueryCommand: ParsableCommand {
         let languages = try common.languages()
         let catalogue = try common.openCatalogue(.readOnly)
         let underPath = under.map { path in (try? Indexer.canonicalRoot(absolutePath(path))) ?? absolutePath(path) }
+        guard !(inArchives && noArchives) else { throw UserError("--in-archives and --no-archives exclude each other") }
         let uuidKey = try uuid.map { text in
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("--uuid \(text): not a UUID or build-id (hex digits, hyphens allowed)") }
             return key
         }
-        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch))
+        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch,
+                                                                  inArchives: inArchives ? true : noArchives ? false : nil))
         if json {
             print(JSONValue.array(bundles.map { ContractJSON.object(for: $0.record, languages: languages) }).serialized(pretty: true))
             return

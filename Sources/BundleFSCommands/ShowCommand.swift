@@ -1,3 +1,4 @@
+import Archives
 import ArgumentParser
 import BundleModel
 import Catalogue
@@ -9,7 +10,7 @@ import SystemCalls
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Everything bundlefs knows about one bundle or package, read from disk (no catalogue needed).",
+        abstract: "Everything bundlefs knows about one bundle or package, or about every bundle inside an archive, read from disk (no catalogue needed).",
         discussion: "When a catalogue exists, its package claims (rule 14) are taken into account.")
 
     @Argument(help: ArgumentHelp("The bundle or package directory.", valueName: "path"))
@@ -22,6 +23,17 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         let languages = try common.languages()
+        if let archived = try BundleReading.readArchive(path, common: common) {
+            if json {
+                print(JSONValue.array(archived.records.map { ContractJSON.object(for: $0, languages: languages, detailed: true) }).serialized(pretty: true))
+                return
+            }
+            var blocks = archived.records.map { Self.describe($0, languages: languages) }
+            if let error = archived.error { blocks.append("Archive error: " + TerminalText.safe(error)) }
+            if archived.records.isEmpty { blocks.insert("No bundles in \(TerminalText.safe(path)) (\(archived.members) members)", at: 0) }
+            print(blocks.joined(separator: "\n\n"))
+            return
+        }
         let record = try BundleReading.read(path, common: common)
         if json {
             print(ContractJSON.object(for: record, languages: languages, detailed: true).serialized(pretty: true))
@@ -32,8 +44,11 @@ struct ShowCommand: ParsableCommand {
 
     static func describe(_ record: BundleRecord, languages: [LanguageTag]) -> String {
         var lines: [(String, String)] = [
-            ("Path", record.path.string),
+            ("Path", (record.archive ?? record.path).string),
             ("Display name", record.displayName(for: languages)),
+        ]
+        if let member = record.member { lines.append(("Member", member.string)) }
+        lines += [
             ("Identifier", record.identifier ?? "-"),
             ("Kind", record.kind),
             ("Package", record.isPackage ? "yes (\(record.packageReasons.names.joined(separator: ", ")))" : "no"),
@@ -90,6 +105,18 @@ enum BundleReading {
         }
         checkIcon(&record)
         return record
+    }
+
+    /// The bundles inside an archive file (rule 26), or nil when `path` is not an archive bundlefs
+    /// looks into.
+    static func readArchive(_ path: String, common: CommonOptions) throws -> ArchiveInspector.Result? {
+        let absolute = absolutePath(path)
+        guard ArchiveInspector.isArchiveName(absolute.lastComponent), (try? FileStatus.of(absolute))?.type == .regular else { return nil }
+        let canonical: FilePath
+        do { canonical = try absolute.resolved() } catch { throw UserError("\(path): \(error)") }
+        let root = try ScanRoot.fileSystemRoot()
+        let inspector = ArchiveInspector(inspector: BundleInspector(root: root))
+        return inspector.inspect(archive: canonical) { try Descriptor.open(canonical, flags: Descriptor.probeRead) }
     }
 
     /// The index records where the icon is without opening it; reading one bundle can afford to

@@ -101,6 +101,8 @@ enum BundleRow {
         Column("type_declarations",
                write: { $1.bind($2, $0.record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode($0.record.typeDeclarations)) },
                read: { $2.typeDeclarations = ($0[$1] as String?).map(TypeDeclarationCoding.decode) ?? [] }),
+        Column("archive", write: { $1.bind($2, $0.record.archive?.string) }, read: { $2.archive = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("member", write: { $1.bind($2, $0.record.member?.string) }, read: { $2.member = ($0[$1] as String?).map { FilePath($0) } }),
         Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
         Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
         Column("warning_count", write: { $1.bind($2, Int64($0.record.warnings.count)) }),

@@ -20,8 +20,12 @@ public struct BundleQuery: Sendable {
     public var uuidKey: String?
     /// Bundles with a slice of this architecture.
     public var arch: String?
+    /// Only bundles inside archives (true), only loose ones (false), or both (nil).
+    public var inArchives: Bool?
 
-    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil) {
+    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil,
+                inArchives: Bool? = nil) {
+        self.inArchives = inArchives
         self.identifier = identifier
         self.kind = kind
         self.under = under
@@ -58,6 +62,7 @@ extension Catalogue {
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
             arguments.append(uuidKey)
         }
+        if let inArchives = query.inArchives { conditions.append(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
         if let arch = query.arch {
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
             arguments.append(arch)
@@ -215,7 +220,12 @@ extension Catalogue {
             tree.addDirectory(path, KnownTree.Directory(changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3]),
                               sidecar: StampCoding.decode(row[4] as String?).first)
         }
-        try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
+        // Archived bundles are the archive's: it is checked, not they (see `archives`).
+        try Row.fetchCursor(db, sql: "SELECT path, change_time, size, inode, members, error FROM archives WHERE \(subtreeCondition)", arguments: bounds).forEach { row in
+            tree.addArchive(ArchiveRow(path: FilePath(row[0] as String), changeTime: row[1], size: row[2], inode: UInt64(bitPattern: row[3]),
+                                       members: row[4], error: row[5]))
+        }
+        try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE archive IS NULL AND \(subtreeCondition)", arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)
             tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure(path, row[2], row[3]))
         }
@@ -240,7 +250,7 @@ extension Catalogue {
     /// Every catalogued bundle under a root with its structure, without holding them all.
     public func forEachBundleStructure(under root: FilePath, _ body: (FilePath, BundleStructure) throws -> Void) throws {
         try read { db in
-            try Row.fetchCursor(db, sql: "SELECT path, info_file, resources_directory FROM bundles WHERE \(Self.subtreeCondition)",
+            try Row.fetchCursor(db, sql: "SELECT path, info_file, resources_directory FROM bundles WHERE archive IS NULL AND \(Self.subtreeCondition)",
                                 arguments: Self.subtreeArguments(root)).forEach { row in
                 let path = FilePath(row[0] as String)
                 try body(path, Self.structure(path, row[1], row[2]))
@@ -248,10 +258,11 @@ extension Catalogue {
         }
     }
 
-    /// Every application's document types and type declarations, for computing claims.
+    /// Every application's document types and type declarations, for computing claims. An
+    /// application inside an archive claims nothing: it is not installed (rule 26).
     public func claimSources() throws -> [ClaimResolver.Application] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE document_types IS NOT NULL OR type_declarations IS NOT NULL").map { row in
+            try Row.fetchAll(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE archive IS NULL AND (document_types IS NOT NULL OR type_declarations IS NOT NULL)").map { row in
                 ClaimResolver.Application(
                     path: FilePath(row[0] as String), documentTypes: (row[1] as String?).map(DocumentTypeCoding.decode) ?? [],
                     typeDeclarations: (row[2] as String?).map(TypeDeclarationCoding.decode) ?? [])

@@ -24,11 +24,13 @@ extension Catalogue {
         guard !directories.isEmpty || !bundles.isEmpty else { return }
         try write { db in
             let deleteDirectory = try RawStatement(db, "DELETE FROM directories WHERE path = ?")
+            let writer = try CatalogueWriter(db, scannedAt: 0)
             for path in directories {
                 deleteDirectory.bind(1, path.string)
                 try deleteDirectory.execute()
+                // The archives it held went with it.
+                try writer.removeArchives(in: path, except: [])
             }
-            let writer = try CatalogueWriter(db, scannedAt: 0)
             for path in bundles { try writer.removeBundle(at: path) }
         }
     }

@@ -21,6 +21,11 @@ public struct CatalogueWriter {
     let renameDirectories: RawStatement
     let renameBundles: RawStatement
     let renameBundleItself: RawStatement
+    let upsertArchive: RawStatement
+    let listArchives: RawStatement
+    let deleteArchive: RawStatement
+    let removeArchivesBelow: RawStatement
+    let renameArchives: RawStatement
     let scannedAt: Double
 
     init(_ db: Database, scannedAt: Double) throws {
@@ -47,16 +52,28 @@ public struct CatalogueWriter {
         renameBundles = try RawStatement(db, """
             UPDATE bundles SET path = ?2 || substr(path, length(?1) + 1),
                 executable = CASE WHEN executable = ?1 OR (executable >= ?1 || '/' AND executable < ?1 || '0')
-                    THEN ?2 || substr(executable, length(?1) + 1) ELSE executable END
+                    THEN ?2 || substr(executable, length(?1) + 1) ELSE executable END,
+                archive = CASE WHEN archive IS NOT NULL THEN ?2 || substr(archive, length(?1) + 1) END
             WHERE \(subtree)
             """)
         renameBundleItself = try RawStatement(db, "UPDATE bundles SET name = ?2 WHERE path = ?1")
+        upsertArchive = try RawStatement(db, """
+            INSERT INTO archives (path, directory, change_time, size, inode, members, error) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(path) DO UPDATE SET directory = excluded.directory, change_time = excluded.change_time, size = excluded.size,
+                inode = excluded.inode, members = excluded.members, error = excluded.error
+            """)
+        listArchives = try RawStatement(db, "SELECT path FROM archives WHERE directory = ?")
+        deleteArchive = try RawStatement(db, "DELETE FROM archives WHERE path = ?")
+        removeArchivesBelow = try RawStatement(db, "DELETE FROM archives WHERE \(subtree)")
+        renameArchives = try RawStatement(db, """
+            UPDATE archives SET path = ?2 || substr(path, length(?1) + 1), directory = ?2 || substr(directory, length(?1) + 1) WHERE \(subtree)
+            """)
         self.scannedAt = scannedAt
     }
 
     /// Removes a directory and everything catalogued under it.
     public func removeSubtree(_ path: FilePath) throws {
-        for statement in [removeDirectories, removeBundles] {
+        for statement in [removeDirectories, removeBundles, removeArchivesBelow] {
             statement.bind(1, path.string)
             try statement.execute()
         }
@@ -67,7 +84,7 @@ public struct CatalogueWriter {
     public func renameSubtree(from: FilePath, to: FilePath) throws {
         guard from != to else { return }
         try removeSubtree(to)
-        for statement in [renameDirectories, renameBundles] {
+        for statement in [renameDirectories, renameBundles, renameArchives] {
             statement.bind(1, from.string)
             statement.bind(2, to.string)
             try statement.execute()
@@ -82,6 +99,8 @@ public struct CatalogueWriter {
         case let .bundle(record): try write(record)
         case let .bundleRemoved(path): try removeBundle(at: path)
         case let .directory(row): try write(row)
+        case let .archive(row, records): try write(row, records)
+        case let .archivesListed(directory, names): try removeArchives(in: directory, except: names)
         }
     }
 
@@ -121,6 +140,35 @@ public struct CatalogueWriter {
                 insertProblem.bind(3, message)
                 try insertProblem.execute()
             }
+        }
+    }
+
+    /// An archive read again: its bundles replace those catalogued inside it.
+    public func write(_ row: ArchiveRow, _ records: [BundleRecord]) throws {
+        removeBundles.bind(1, row.path.string)
+        try removeBundles.execute()
+        upsertArchive.bind(1, row.path.string)
+        upsertArchive.bind(2, row.path.parent.string)
+        upsertArchive.bind(3, row.changeTime)
+        upsertArchive.bind(4, row.size)
+        upsertArchive.bind(5, Int64(bitPattern: row.inode))
+        upsertArchive.bind(6, Int64(row.members))
+        upsertArchive.bind(7, row.error)
+        try upsertArchive.execute()
+        for record in records { try write(record) }
+    }
+
+    /// The archives catalogued in `directory` that it no longer lists, and their bundles.
+    public func removeArchives(in directory: FilePath, except names: [FileName]) throws {
+        listArchives.bind(1, directory.string)
+        let present = Set(names.map { directory.appending($0).string })
+        var gone: [String] = []
+        try listArchives.forEachText { if !present.contains($0) { gone.append($0) } }
+        for path in gone {
+            removeBundles.bind(1, path)
+            try removeBundles.execute()
+            deleteArchive.bind(1, path)
+            try deleteArchive.execute()
         }
     }
 

@@ -51,6 +51,17 @@ struct RawStatement {
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
     }
 
+    /// Runs a query and gives each row's first column as text.
+    func forEachText(_ body: (String) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw error(code) }
+            if let text = sqlite3_column_text(handle, 0) { try body(String(cString: text)) }
+        }
+    }
+
     /// Runs a statement and returns the first column of its first row as an integer.
     func executeReturningInteger() throws -> Int64? {
         defer { sqlite3_reset(handle) }

@@ -157,6 +157,25 @@ enum Schema {
                 """)
             try clearDerivedRows(db)
         }
+        migrator.registerMigration("v7") { db in
+            // Bundles inside archives (rule 26): a bundle row names its archive and its path in it
+            // (its `path` is the two joined: a key, not a path on disk); each archive read has a row
+            // for the next run to tell whether it changed. Loose rows are complete as they are.
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN archive TEXT;
+                ALTER TABLE bundles ADD COLUMN member TEXT;
+                CREATE TABLE archives (
+                    path TEXT PRIMARY KEY,
+                    directory TEXT NOT NULL,
+                    change_time INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    members INTEGER NOT NULL,
+                    error TEXT
+                ) WITHOUT ROWID;
+                CREATE INDEX archives_by_directory ON archives(directory);
+                """)
+        }
         return migrator
     }
 
@@ -166,6 +185,7 @@ enum Schema {
     /// its check afterwards would refuse rows left pointing at deleted bundles.
     static func clearDerivedRows(_ db: Database) throws {
         if try db.tableExists("binaries") { try db.execute(sql: "DELETE FROM binaries") }
+        if try db.tableExists("archives") { try db.execute(sql: "DELETE FROM archives") }
         try db.execute(sql: """
             DELETE FROM localized_strings;
             DELETE FROM problems;

@@ -40,6 +40,8 @@ public struct KnownTree: Sendable {
     public private(set) var sidecars: [FilePath: FileStamp] = [:]
     /// Stamps of each catalogued bundle's files, by bundle path.
     public private(set) var bundles: [FilePath: [FileStamp]] = [:]
+    /// The catalogued archives, by the directory that holds them.
+    public private(set) var archives: [FilePath: [FileName: ArchiveRow]] = [:]
     /// Each catalogued bundle's structural directories, by bundle path.
     public private(set) var structures: [FilePath: BundleStructure] = [:]
 
@@ -91,6 +93,10 @@ public struct KnownTree: Sendable {
         slots[Int(id - 1)].directory = directory
         slots[Int(id - 1)].known = true
         if let sidecar { sidecars[path] = sidecar }
+    }
+
+    public mutating func addArchive(_ row: ArchiveRow) {
+        archives[row.path.parent, default: [:]][row.path.lastComponent] = row
     }
 
     public mutating func addBundle(_ path: FilePath, stamps: [FileStamp], structure: BundleStructure) {

@@ -28,6 +28,31 @@ public struct DirectoryRow: Sendable, Equatable {
     }
 }
 
+/// An archive under a root whose members were looked into (rule 26): what the next run needs to
+/// tell whether it changed, and why it could not be read whole.
+public struct ArchiveRow: Sendable, Equatable {
+    public var path: FilePath
+    public var changeTime: Int64
+    public var size: Int64
+    public var inode: UInt64
+    public var members: Int
+    public var error: String?
+
+    public init(path: FilePath, changeTime: Int64, size: Int64, inode: UInt64, members: Int, error: String?) {
+        self.path = path
+        self.changeTime = changeTime
+        self.size = size
+        self.inode = inode
+        self.members = members
+        self.error = error
+    }
+
+    /// Whether a file's status says it is still the archive read.
+    public func matches(_ status: FileStatus) -> Bool {
+        status.changeTime == changeTime && status.size == size && status.inode == inode
+    }
+}
+
 /// A change a scan found, in an order that keeps the catalogue consistent: a bundle before its
 /// directory's row, and a directory's row only after all its subdirectories' rows. The scanner
 /// reports them; the catalogue applies them.
@@ -38,13 +63,18 @@ public enum ScanEvent: Sendable {
     case bundleRemoved(path: FilePath)
     /// A directory that was listed (new or changed), after its whole subtree.
     case directory(DirectoryRow)
+    /// An archive read (again): its bundles replace whatever was catalogued inside it.
+    case archive(ArchiveRow, [BundleRecord])
+    /// A directory's archives as listed now: catalogued archives of that directory not named here
+    /// are gone, with their bundles.
+    case archivesListed(directory: FilePath, names: [FileName])
 
     /// The bundle a bundle event is about.
     public var bundlePath: FilePath? {
         switch self {
         case let .bundle(record): record.path
         case let .bundleRemoved(path): path
-        case .directory: nil
+        case .directory, .archive, .archivesListed: nil
         }
     }
 }

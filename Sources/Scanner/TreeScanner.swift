@@ -1,3 +1,4 @@
+import Archives
 public import BundleModel
 public import Records
 public import SystemCalls
@@ -99,6 +100,8 @@ public final class TreeScanner: Sendable {
     public let root: ScanRoot
     public let progress: ScanProgress
     let inspector: BundleInspector
+    /// Looks into archives (rule 26) with the same rules.
+    let archives: ArchiveInspector
     let options: ScanOptions
     let known: KnownTree
 
@@ -108,6 +111,7 @@ public final class TreeScanner: Sendable {
         self.known = known
         self.options = options
         inspector = BundleInspector(root: root, settings: options.settings)
+        archives = ArchiveInspector(inspector: inspector)
     }
 
     /// Walks the whole tree, delivering events to `sink` on the calling thread.

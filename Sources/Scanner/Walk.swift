@@ -1,3 +1,4 @@
+import Archives
 import BundleModel
 import Records
 import Synchronization
@@ -127,6 +128,10 @@ final class Walk: Sendable {
     private func walkUnchanged(_ task: DirectoryTask, isBundle: Bool, log: inout WorkerLog) {
         scanner.progress.visitedDirectory(listed: false)
         recordVisit(task.path, log: &log)
+        // Its archives are as they were unless written in place, which no directory's ctime shows.
+        if let archives = scanner.known.archives[task.path] {
+            readArchives(in: task.path, descriptor: nil, names: Array(archives.keys), listed: false)
+        }
         if isBundle { recordPresent(task.path, log: &log) }
         let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
         let children = scanner.known.children(of: task.path).map { name in
@@ -188,6 +193,7 @@ final class Walk: Sendable {
         }
         if record != nil { scanner.progress.readBundle() }
         emit(for: path, record.map(TreeScanner.Outcome.bundle) ?? .notABundle, log: &log)
+        readArchives(in: path, descriptor: descriptor, names: entries.lazy.filter { $0.type == .regular || $0.type == .unknown }.map(\.name))
 
         let now = Clocks.wallNanoseconds()
         task.node.row.withLock {
@@ -254,5 +260,28 @@ final class Walk: Sendable {
         let name = path.lastComponent.prefixed("._")
         guard let status = try? FileStatus.of(path.parent.appending(name)) else { return nil }
         return FileStamp(path: FilePath("..").appending(name), changeTime: status.changeTime, size: status.size, inode: status.inode)
+    }
+
+    /// The archives among a directory's files (rule 26): each read again when it is new or its
+    /// stamp changed, and, for a listed directory, those catalogued there and gone, dropped.
+    private func readArchives(in directory: FilePath, descriptor: Descriptor?, names: some Sequence<FileName>, listed: Bool = true) {
+        var present: [FileName] = []
+        for name in names where ArchiveInspector.isArchiveName(name) {
+            let path = directory.appending(name)
+            guard let status = (descriptor.map { try? $0.status(of: name) } ?? (try? FileStatus.of(path))), status.type == .regular else { continue }
+            present.append(name)
+            if let known = scanner.known.archives[directory]?[name], known.matches(status) { continue }
+            guard let relative = scanner.root.relative(path) else { continue }
+            let result = scanner.archives.inspect(archive: path) {
+                let file = try scanner.root.open(relative, flags: Descriptor.probeRead | O_NOFOLLOW)
+                guard try file.status().inode == status.inode else { throw ArchiveError("replaced while it was read") }
+                return file
+            }
+            let row = ArchiveRow(path: path, changeTime: status.changeTime, size: status.size, inode: status.inode,
+                                 members: result.members, error: result.error)
+            channel.append(.archive(row, result.records))
+            for _ in result.records { scanner.progress.readBundle() }
+        }
+        if listed { channel.append(.archivesListed(directory: directory, names: present)) }
     }
 }

@@ -94,7 +94,7 @@ extension Watcher {
             switch event {
             case let .directory(row): rows[row.path] = row
             case let .bundle(record): records[record.path] = record
-            case .bundleRemoved: break
+            case .bundleRemoved, .archive, .archivesListed: break
             }
         }
         let childStarts = Dictionary(grouping: result.childStarts) { $0.path.parent }
@@ -204,6 +204,8 @@ extension Watcher {
                 node.isApplication = false
             case let .directory(row):
                 tree.node(at: row.path)?.inode = row.inode
+            case .archive, .archivesListed:
+                break
             }
         }
     }

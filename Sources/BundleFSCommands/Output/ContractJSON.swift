@@ -6,7 +6,8 @@ import SystemCalls
 enum ContractJSON {
     static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false) -> JSONValue {
         var members: [(String, JSONValue)] = [
-            ("path", .string(record.path.string)),
+            // Inside an archive, `path` is the archive's (a real path); `member` says where in it.
+            ("path", .string((record.archive ?? record.path).string)),
             ("identifier", .optional(record.identifier)),
             ("kind", .string(record.kind)),
             ("isPackage", .bool(record.isPackage)),
@@ -26,6 +27,8 @@ enum ContractJSON {
             ("infoFile", .optional(record.infoFile?.string)),
             ("numericVersion", .integer(Int64(record.numericVersion))),
             ("binaries", .array(record.binaries.map { binary(record.path.appending($0.file), $0) })),
+            ("archive", .optional(record.archive?.string)),
+            ("member", .optional(record.member?.string)),
         ]
         if FileNameCoding.hasEscapes(record.path.string) {
             // The name is not UTF-8: give the exact bytes as well.

@@ -23,7 +23,10 @@ final class ViewUpdater: Sendable {
     func loadPackages() throws {
         // Whole records are read a chunk at a time to keep a small entry of each.
         var entries: [PackageIndex.Entry] = []
-        try catalogue.forEachBundleChunk { chunk in entries += chunk.map { fileSystem.packages.entry(for: $0.record) } }
+        // Bundles inside archives have no directory to present: the view shows the archive as the file it is.
+        try catalogue.forEachBundleChunk { chunk in
+            entries += chunk.lazy.filter { $0.record.archive == nil }.map { fileSystem.packages.entry(for: $0.record) }
+        }
         fileSystem.packages.load(entries: entries)
         fileSystem.records.removeAll()
         Memory.returnFreePages()
