@@ -184,6 +184,11 @@ if settings.watch {
                goal: "converges, nothing lost")
 }
 
+if settings.index {
+    progress("archive figures: 1,000 .ipa files, indexed and listed with bsdtar ...")
+    try ArchiveBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
 if settings.view {
     progress("view figures: native, bindfs and the view on the same warm trees ...")
     try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs, report: &report)
