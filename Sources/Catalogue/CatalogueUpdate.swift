@@ -13,13 +13,15 @@ public struct CatalogueUpdate: Sendable {
     /// Directories whose entries may look different now, with the entry names events gave; nil
     /// names when which ones changed is not known (a directory re-read by a rescan).
     public var directories: [FilePath: Set<FileName>?] = [:]
+    /// Directories whose archives were read again or found gone: their bundles may differ.
+    public var archiveDirectories: Set<FilePath> = []
     /// Anything may have changed (a full rescan wrote straight to the catalogue): reload.
     public var reloaded = false
 
     public init() {}
 
     public var isEmpty: Bool {
-        renames.isEmpty && removals.isEmpty && bundles.isEmpty && directories.isEmpty && !reloaded
+        renames.isEmpty && removals.isEmpty && bundles.isEmpty && directories.isEmpty && archiveDirectories.isEmpty && !reloaded
     }
 
     /// Notes that an entry (`name`), or any entry (nil), of a directory changed.

@@ -27,6 +27,12 @@ public struct CatalogueWriter {
     let removeArchivesBelow: RawStatement
     let renameArchives: RawStatement
     let scannedAt: Double
+    /// The directories whose archives were read again or removed in this transaction.
+    public let archivesChanged = ArchivesChanged()
+
+    public final class ArchivesChanged: @unchecked Sendable {
+        public internal(set) var directories: Set<FilePath> = []
+    }
 
     init(_ db: Database, scannedAt: Double) throws {
         insertBundle = try RawStatement(db, BundleRow.insertSQL)
@@ -145,6 +151,7 @@ public struct CatalogueWriter {
 
     /// An archive read again: its bundles replace those catalogued inside it.
     public func write(_ row: ArchiveRow, _ records: [BundleRecord]) throws {
+        archivesChanged.directories.insert(row.path.parent)
         removeBundles.bind(1, row.path.string)
         try removeBundles.execute()
         upsertArchive.bind(1, row.path.string)
@@ -164,6 +171,7 @@ public struct CatalogueWriter {
         let present = Set(names.map { directory.appending($0).string })
         var gone: [String] = []
         try listArchives.forEachText { if !present.contains($0) { gone.append($0) } }
+        if !gone.isEmpty { archivesChanged.directories.insert(directory) }
         for path in gone {
             removeBundles.bind(1, path)
             try removeBundles.execute()

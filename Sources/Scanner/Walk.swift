@@ -282,6 +282,10 @@ final class Walk: Sendable {
             channel.append(.archive(row, result.records))
             for _ in result.records { scanner.progress.readBundle() }
         }
-        if listed { channel.append(.archivesListed(directory: directory, names: present)) }
+        // Said only where it can matter: archives here now, or here before (the index's known tree;
+        // the watcher, which re-lists few directories and keeps no known tree, says it always).
+        if listed && (!present.isEmpty || scanner.known.archives[directory] != nil || scanner.options.shallow) {
+            channel.append(.archivesListed(directory: directory, names: present))
+        }
     }
 }

@@ -168,11 +168,13 @@ extension Watcher {
     /// claims when an application changed.
     func write(_ changes: BatchChanges) throws {
         guard !changes.renames.isEmpty || !changes.removals.isEmpty || !changes.events.isEmpty else { return }
-        try catalogue.transaction(scannedAt: Self.wallTime()) { writer in
+        let archiveDirectories = try catalogue.transaction(scannedAt: Self.wallTime()) { writer in
             for rename in changes.renames { try writer.renameSubtree(from: rename.from, to: rename.to) }
             for path in changes.removals { try writer.removeSubtree(path) }
             for event in changes.events { try writer.apply(event) }
+            return writer.archivesChanged.directories
         }
+        pendingUpdate.archiveDirectories.formUnion(archiveDirectories)
         pendingUpdate.renames += changes.renames
         pendingUpdate.removals += changes.removals
         pendingUpdate.bundles.formUnion(changes.events.compactMap(\.bundlePath))

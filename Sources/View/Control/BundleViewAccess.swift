@@ -13,6 +13,12 @@ extension ViewFileSystem {
             return statuses.status(of: source.absolute(prefix)).map(Access.mirrored) ?? noAccess
         case let (.bundleView, .bundle(.path(path))):
             return statuses.status(of: path).map(Access.mirrored) ?? noAccess
+        case let (.bundleView, .bundle(key)) where views.archive(forView: key) != nil,
+             let (.info, .bundle(key)) where views.archive(forView: key) != nil:
+            // Made from the archive: no more than reading the archive allows.
+            guard let archive = views.archive(forView: key), let owner = statuses.status(of: archive) else { return noAccess }
+            let sources = [(owner, Access.Need.read)] + chain(of: archive.parent, &statuses).map { ($0.status, Access.Need.traverse) }
+            return Access.derived(owner: owner, isDirectory: kind == .bundleView, from: sources)
         case let (.bundleView, .bundle(key)):
             guard let path = views.bundlePath(forView: key), let owner = statuses.status(of: path) else { return noAccess }
             return Access.derived(owner: owner, isDirectory: true, from: chain(of: path, &statuses))

@@ -45,8 +45,14 @@ struct BundleViews: Sendable {
         return records.infoBytes(at: path) { PropertyListWriter.xml(.dictionary($0.effectiveInfo(for: packages.languages))) }
     }
 
-    /// Whether a view offers `Icon.png`: its bundle (or claimed document package) has an icon file.
-    func hasIcon(_ key: BundleViewKey) -> Bool { record(forView: key)?.icon != nil }
+    /// Whether a view offers `Icon.png`: its bundle (or claimed document package) has an icon file
+    /// on disk (one inside an archive is not read out of it).
+    func hasIcon(_ key: BundleViewKey) -> Bool { record(forView: key).map { $0.icon != nil && $0.archive == nil } ?? false }
+
+    /// The archive a view's bundle is inside, if it is: its view is its `Info.plist` alone.
+    func archive(forView key: BundleViewKey) -> FilePath? {
+        bundlePath(forView: key).flatMap(packages.entry(at:))?.archive
+    }
 
     /// The icon as PNG (rule 22), converted when first asked for and kept with the record. The
     /// file is opened beneath SOURCE: an icon reached through a link out of it is not shown.

@@ -1,3 +1,4 @@
+import BundleModel
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,24 @@ extension ViewFileSystem {
         return attributes
     }
 
+    /// An archive holding exactly one application at its top (an `.ipa`) describes it (SPEC.md,
+    /// "Bundles inside archives"): an application not inside another bundle of the archive.
+    func archiveAttributes(of path: FilePath) -> [(name: String, value: String)] {
+        let archived = packages.archived(in: path)
+        guard !archived.isEmpty else { return [] }
+        let top = archived.filter { entry in
+            entry.kind == "application" && !archived.contains { $0.path != entry.path && $0.isBundle && entry.path.isWithin($0.path) }
+        }
+        guard top.count == 1, let application = top.first else { return [] }
+        var attributes: [(String, String)] = []
+        if let identifier = application.identifier { attributes.append(("user.bundle.identifier", identifier)) }
+        attributes.append(("user.bundle.kind", application.kind))
+        if let version = application.version { attributes.append(("user.bundle.version", version)) }
+        attributes.append(("user.bundle.display-name", DisplayNames.sanitized(application.displayName, realName: application.path.lastComponent.string)))
+        if let member = application.path.relative(to: path) { attributes.append(("user.bundle.member", member.string)) }
+        return attributes
+    }
+
     /// GETXATTR: packages' own, real items' as they are, none on synthesized items.
     func extendedAttribute(_ name: String, of id: UInt64) throws(ViewError) -> [UInt8] {
         if Self.isUnsupportedNamespace(name) { throw ViewError(code: EOPNOTSUPP) }
@@ -32,6 +51,9 @@ extension ViewFileSystem {
             return FileNameCoding.bytes(of: value)
         case .source, .raw:
             let path = try realPath(id)
+            if name.hasPrefix("user.bundle."), let value = archiveAttributes(of: path).first(where: { $0.name == name })?.value {
+                return FileNameCoding.bytes(of: value)
+            }
             return try ViewError.translating {
                 guard let value = try ExtendedAttributes.value(name, atPath: path) else { throw ViewError(code: ENODATA) }
                 return value
@@ -51,7 +73,8 @@ extension ViewFileSystem {
             return try packageAttributes(of: id).map(\.name)
         case .source, .raw:
             let path = try realPath(id)
-            return try ViewError.translating { try ExtendedAttributes.names(atPath: path).filter { !Self.isUnsupportedNamespace($0) } }
+            let own = try ViewError.translating { try ExtendedAttributes.names(atPath: path).filter { !Self.isUnsupportedNamespace($0) } }
+            return own + archiveAttributes(of: path).map(\.name).filter { !own.contains($0) }
         default:
             return []
         }

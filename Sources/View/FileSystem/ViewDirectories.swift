@@ -50,6 +50,10 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
         case .bundleView:
             guard let key = directory.detail.bundleView, let bundle = views.bundlePath(forView: key) else { throw .notFound }
+            if views.archive(forView: key) != nil {
+                // Inside an archive: its effective Info.plist, from the catalogue; no files to show.
+                return DirectorySnapshot(items: [Self.item(BundleViews.infoName, .synthesized(.info, detail: .bundle(key)))], path: nil, childKind: .raw)
+            }
             // Listed from the record alone: the icon is converted only when looked up or read.
             let icon = views.hasIcon(key) ? [Self.item(BundleViews.iconName, .synthesized(.icon, detail: .bundle(key)))] : []
             guard views.showsBundle(key) else {

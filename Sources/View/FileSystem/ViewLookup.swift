@@ -31,6 +31,7 @@ extension ViewFileSystem {
             if name == BundleViews.infoName, views.showsBundle(key) {
                 return synthesized(.info, detail: .bundle(key), parent: parent, name: name)
             }
+            if views.archive(forView: key) != nil { return .negative(timeout: timeouts.synthesized) }
             if name == BundleViews.resourcesName, views.showsBundle(key) {
                 return synthesized(.resources, detail: .resources(key, subpath: .here), parent: parent, name: name)
             }

@@ -23,10 +23,7 @@ final class ViewUpdater: Sendable {
     func loadPackages() throws {
         // Whole records are read a chunk at a time to keep a small entry of each.
         var entries: [PackageIndex.Entry] = []
-        // Bundles inside archives have no directory to present: the view shows the archive as the file it is.
-        try catalogue.forEachBundleChunk { chunk in
-            entries += chunk.lazy.filter { $0.record.archive == nil }.map { fileSystem.packages.entry(for: $0.record) }
-        }
+        try catalogue.forEachBundleChunk { chunk in entries += chunk.map { fileSystem.packages.entry(for: $0.record) } }
         fileSystem.packages.load(entries: entries)
         fileSystem.records.removeAll()
         Memory.returnFreePages()
@@ -76,6 +73,12 @@ final class ViewUpdater: Sendable {
             fs.layouts.invalidate(touching: path)
             changed.touchItem(path)
         }
+        for directory in update.archiveDirectories {
+            // Its archives' bundles as the catalogue has them now: read again, or gone.
+            let current = try catalogue.bundles(matching: BundleQuery(under: directory, inArchives: true)).filter { $0.record.archive?.parent == directory }
+            fs.packages.replaceArchived(in: directory, with: current.map { fs.packages.entry(for: $0.record) })
+            fs.records.invalidate(subtree: directory)
+        }
         let paths = update.bundles.sorted()
         let current = Dictionary(try catalogue.bundles(atPaths: paths).map { ($0.record.path, $0.record) }, uniquingKeysWith: { $1 })
         for path in paths {
@@ -89,7 +92,7 @@ final class ViewUpdater: Sendable {
             fs.listings.invalidate(directory)
             fs.layouts.invalidate(touching: directory)
         }
-        guard !touched.isEmpty || !paths.isEmpty else { return }
+        guard !touched.isEmpty || !paths.isEmpty || !update.archiveDirectories.isEmpty else { return }
         worker.enqueue { [self] in
             notify(touched)
             notifySynthesized()

@@ -17,16 +17,20 @@ final class PackageIndex: Sendable {
         /// Not yet made safe for listing (see `DisplayNames.sanitized`).
         var displayName: String
         var finderFlags: UInt16?
+        /// The archive it is inside (rule 26): `path` is then a key, not a directory.
+        var archive: FilePath?
 
         /// Whether `.bundlefs/by-path` shows it: every bundle, and every package (a package listed
-        /// under its own real name hides its real directory in the main tree: SPEC.md).
-        var hasView: Bool { isBundle || isPackage }
+        /// under its own real name hides its real directory in the main tree: SPEC.md); not a
+        /// bundle inside an archive, which has no directory.
+        var hasView: Bool { (isBundle || isPackage) && archive == nil }
 
         /// Whether the view would list it the same way.
         func presentsLike(_ other: Entry?) -> Bool {
             guard let other else { return false }
             return isPackage == other.isPackage && isBundle == other.isBundle && displayName == other.displayName
                 && finderFlags == other.finderFlags && identifier == other.identifier && version == other.version && kind == other.kind
+                && archive == other.archive
         }
     }
 
@@ -38,6 +42,8 @@ final class PackageIndex: Sendable {
         var free: [Int32] = []
         var byPath: [FilePath: Int32] = [:]
         var byIdentifier: [String: [Int32]] = [:]
+        /// Bundles inside archives, by archive.
+        var byArchive: [FilePath: [Int32]] = [:]
 
         func entry(_ path: FilePath) -> Entry? { byPath[path].flatMap { slots[Int($0)] } }
         var entries: some Sequence<Entry> { slots.lazy.compactMap { $0 } }
@@ -61,7 +67,24 @@ final class PackageIndex: Sendable {
     func entry(for record: BundleRecord) -> Entry {
         Entry(path: record.path, isPackage: record.isPackage, isBundle: record.isBundle, identifier: record.identifier,
               kind: record.kind, version: record.version, shortVersion: record.shortVersion,
-              displayName: record.displayName(for: languages), finderFlags: record.finderFlags)
+              displayName: record.displayName(for: languages), finderFlags: record.finderFlags, archive: record.archive)
+    }
+
+    /// Replaces the bundles of the archives in `directory` (those read again, those gone).
+    func replaceArchived(in directory: FilePath, with entries: [Entry]) {
+        state.withLock { state in
+            for archive in state.byArchive.keys where archive.parent == directory {
+                for slot in state.byArchive[archive] ?? [] {
+                    if let path = state.slots[Int(slot)]?.path { Self.remove(path, from: &state) }
+                }
+            }
+            for entry in entries { Self.insert(entry, into: &state) }
+        }
+    }
+
+    /// The bundles inside an archive.
+    func archived(in archive: FilePath) -> [Entry] {
+        state.withLock { state in (state.byArchive[archive] ?? []).compactMap { state.slots[Int($0)] } }
     }
 
     /// Sets what is at `path`: the record read now, or nothing.
@@ -104,6 +127,8 @@ final class PackageIndex: Sendable {
                 if versions != .orderedSame { return versions == .orderedAscending }
                 let short = BundleVersion.compare(a.shortVersion ?? "", b.shortVersion ?? "")
                 if short != .orderedSame { return short == .orderedAscending }
+                // A copy on disk shows its resources; one inside an archive only its Info.plist.
+                if (a.archive == nil) != (b.archive == nil) { return a.archive != nil }
                 return b.path < a.path
             }
         }
@@ -136,6 +161,7 @@ final class PackageIndex: Sendable {
         }
         state.byPath[entry.path] = slot
         if let identifier = entry.identifier { state.byIdentifier[identifier, default: []].append(slot) }
+        if let archive = entry.archive { state.byArchive[archive, default: []].append(slot) }
     }
 
     private static func remove(_ path: FilePath, from state: inout State) {
@@ -145,6 +171,10 @@ final class PackageIndex: Sendable {
         if let identifier = old.identifier {
             state.byIdentifier[identifier]?.removeAll { $0 == slot }
             if state.byIdentifier[identifier]?.isEmpty == true { state.byIdentifier[identifier] = nil }
+        }
+        if let archive = old.archive {
+            state.byArchive[archive]?.removeAll { $0 == slot }
+            if state.byArchive[archive]?.isEmpty == true { state.byArchive[archive] = nil }
         }
     }
 }
