@@ -36,6 +36,14 @@ import TestSupport
         dwarf.fileType = 10
         dwarf.signature = nil
         tree.dSYM("Builds/Chess.app.dSYM", dwarfName: "Chess", dwarf: dwarf.bytes())
+        // An Xcode archive: its own Info.plist, the product, its dSYM.
+        tree.plist("Archives/Chess.xcarchive/Info.plist", .dictionary([
+            "ArchiveVersion": .integer(2), "Name": .string("Chess"),
+            "ApplicationProperties": .dictionary(["CFBundleIdentifier": .string("org.example.mini"), "ApplicationPath": .string("Applications/Mini.app")]),
+        ]))
+        tree.machOApp("Archives/Chess.xcarchive/Products/Applications/Mini.app", identifier: "org.example.mini",
+                      executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: 63)).bytes())
+        tree.dSYM("Archives/Chess.xcarchive/dSYMs/Mini.app.dSYM", dwarfName: "Mini", dwarf: dwarf.bytes())
     }
 
     /// A record with where it is taken out: paths relative to `root`, under one made-up base.
@@ -63,13 +71,13 @@ import TestSupport
         let catalogue = try Catalogue(path: temporary.appending("loose.sqlite"), mode: .readWrite)
         _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
         let loose = try catalogue.bundles(matching: BundleQuery()).map { comparable($0.record, root: FilePath(tree.root)) }
-        #expect(loose.count == 5, "\(loose.map(\.path))")
+        #expect(loose.count >= 7, "\(loose.map(\.path))")
 
         let archives = temporary.appending("archives")
         try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
-        try run("/usr/bin/zip", ["-qry", Paths.join(archives, "Chess.ipa"), "Payload", "GNUstep", "Builds"], in: tree.root)
+        try run("/usr/bin/zip", ["-qry", Paths.join(archives, "Chess.ipa"), "Payload", "GNUstep", "Builds", "Archives"], in: tree.root)
         for (name, flag) in [("Chess.tar.gz", "-z"), ("Chess.tar.xz", "-J"), ("Chess.tar.zst", "--zstd")] {
-            try run("/bin/tar", ["-c", flag, "-f", Paths.join(archives, name), "-C", tree.root, "Payload", "GNUstep", "Builds"])
+            try run("/bin/tar", ["-c", flag, "-f", Paths.join(archives, name), "-C", tree.root, "Payload", "GNUstep", "Builds", "Archives"])
         }
         let root = try ScanRoot(path: FilePath(archives))
         let inspector = ArchiveInspector(inspector: BundleInspector(root: root))
@@ -84,6 +92,43 @@ import TestSupport
                 #expect(a == b, "\(name): \(a.path) differs:\narchived \(a)\nloose    \(b)")
             }
         }
+    }
+
+    /// A zipped `.xcarchive` alone, as build machines upload them.
+    @Test func aZippedXcarchiveHoldsItsProductAndDSYM() throws {
+        writeTree()
+        let zip = temporary.appending("Chess.xcarchive.zip")
+        try run("/usr/bin/zip", ["-qry", zip, "Chess.xcarchive"], in: tree.path("Archives"))
+        let root = try ScanRoot(path: FilePath(temporary.path))
+        let result = ArchiveInspector(inspector: BundleInspector(root: root)).inspect(archive: FilePath(zip)) {
+            try root.open("Chess.xcarchive.zip", flags: Descriptor.readOnly)
+        }
+        #expect(result.error == nil)
+        let members = Set(result.records.compactMap { $0.member?.string })
+        #expect(members.isSuperset(of: ["Chess.xcarchive/Products/Applications/Mini.app", "Chess.xcarchive/dSYMs/Mini.app.dSYM"]), "\(members)")
+        let dSYM = result.records.first { $0.member?.string == "Chess.xcarchive/dSYMs/Mini.app.dSYM" }
+        #expect(dSYM?.binaries.first?.uuid == BinarySlice.canonicalUUID(MachOImage.uuid(seed: 61)))
+    }
+
+    /// Real macOS wheels, when the corpus has some: zip files holding `.app` and `.framework` bundles.
+    @Test(.enabled(if: !Corpus.wheels.isEmpty, Comment(rawValue: Corpus.wheelsSkipMessage)))
+    func realMacOSWheelsHoldBundles() throws {
+        let root = try ScanRoot(path: FilePath(temporary.path))
+        var bundles = 0
+        for (index, wheel) in Corpus.wheels.enumerated() {
+            let copy = "wheel\(index).zip"
+            try Data(contentsOf: URL(fileURLWithPath: wheel)).write(to: URL(fileURLWithPath: temporary.appending(copy)))
+            let result = ArchiveInspector(inspector: BundleInspector(root: root)).inspect(archive: FilePath(temporary.appending(copy))) {
+                try root.open(FilePath(copy), flags: Descriptor.readOnly)
+            }
+            #expect(result.error == nil, "\(wheel): \(result.error ?? "")")
+            for record in result.records where record.isBundle {
+                bundles += 1
+                // Their executables' headers are intact: universal Mach-O with UUIDs.
+                if record.executable != nil { #expect(!record.binaries.isEmpty, "\(wheel): \(record.member?.string ?? "")") }
+            }
+        }
+        #expect(bundles > 0, "no bundle in \(Corpus.wheels)")
     }
 
     @Test func onlyArchiveNamesAreLookedInto() {

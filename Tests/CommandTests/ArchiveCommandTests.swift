@@ -76,6 +76,16 @@ import TestSupport
                 z.writestr('../../etc/passwd', 'root:x:0:0')
                 z.writestr('Payload/Ok.app/Info.plist', '<plist><dict><key>CFBundleIdentifier</key><string>com.example.ok</string></dict></plist>')
             """
+        let many = tree.path("Many.zip")
+        let manyScript = ["import", "zipfile"].joined(separator: " ") + """
+
+            with zipfile.ZipFile('\(many)', 'w') as z:
+                for i in range(100001):
+                    z.writestr('m/%d' % i, '')
+            """
+        let madeMany = try Subprocess.run("/usr/bin/python3", ["-c", manyScript])
+        try #require(madeMany.status == 0, "\(madeMany)")
+        tree.macApp("Beside.app", identifier: "com.example.beside")
         let made = try Subprocess.run("/usr/bin/python3", ["-c", script])
         try #require(made.status == 0, "\(made)")
         try writeIPA("Whole.ipa", version: "1.0")
@@ -93,11 +103,13 @@ import TestSupport
         let bombApp = try JSONValue.parse(try bundlefs("show", bomb, "--json").standardOutput).arrayValue?.first
         #expect(bombApp?["errors"]?.arrayValue?.isEmpty == false, "\(String(describing: bombApp))")
         #expect(errors.standardOutput.contains("Cut.ipa: "), "\(errors)")
+        #expect(errors.standardOutput.contains("Many.zip: more than 100000 members"), "\(errors)")
+        #expect(try JSONValue.parse(try bundlefs("query", "com.example.beside", "--json").standardOutput).arrayValue?.count == 1)
         let ok = try JSONValue.parse(try bundlefs("query", "com.example.ok", "--json").standardOutput).arrayValue
         #expect(ok?.count == 1)
         // Nothing was extracted beside the archives, nor where `..` pointed.
         let listing = try FileManager.default.contentsOfDirectory(atPath: tree.root).sorted()
-        #expect(listing == ["Bomb.ipa", "Climb.zip", "Cut.ipa"], "\(listing)")
+        #expect(listing == ["Beside.app", "Bomb.ipa", "Climb.zip", "Cut.ipa", "Many.zip"], "\(listing)")
         #expect((try? FileStatus.of(temporary.appending("etc/passwd"))) == nil)
     }
 }

@@ -20,6 +20,25 @@ public enum Corpus {
     public static var isAvailable: Bool { tree != nil }
 
     public static func path(_ relative: String) -> String { Paths.join(tree!, relative) }
+
+    public static let wheelsSkipMessage = "no macOS wheels (*.whl) in ../shared/corpus; `pip download --platform macosx_11_0_universal2 --only-binary=:all: --no-deps PACKAGE -d ../shared/corpus/wheels` puts some there"
+
+    /// Wheels (zip files) anywhere in ../shared/corpus, beside the tree: macOS ones hold `.app`
+    /// and `.framework` bundles.
+    public static let wheels: [String] = {
+        guard let tree else { return [] }
+        var found: [String] = []
+        func walk(_ directory: String, depth: Int) {
+            guard depth < 4, let handle = try? Descriptor.open(FilePath(directory), flags: Descriptor.directoryNoFollow),
+                  let entries = try? handle.listDirectoryTyped() else { return }
+            for entry in entries {
+                let path = Paths.join(directory, entry.name.string)
+                if entry.type == .directory { walk(path, depth: depth + 1) } else if entry.name.string.hasSuffix(".whl") { found.append(path) }
+            }
+        }
+        walk(Paths.parent(tree), depth: 0)
+        return found.sorted()
+    }()
 }
 
 /// Where the package and its build products are.
