@@ -155,6 +155,8 @@ final class ForwardMemberSource: ByteSource {
     private var head: [UInt8]?
     /// Where the member's stream stands.
     private var position: UInt64 = 0
+    /// The last bytes read past the head, served again if asked (a structure read twice).
+    private var last: (offset: UInt64, bytes: [UInt8]) = (0, [])
 
     init(reader: ArchiveReader, size: UInt64) {
         self.reader = reader
@@ -168,10 +170,15 @@ final class ForwardMemberSource: ByteSource {
         }
         let head = self.head!
         if offset + UInt64(count) <= UInt64(head.count) { return Array(head[Int(offset)..<(Int(offset) + count)]) }
+        if offset >= last.offset, offset + UInt64(count) <= last.offset + UInt64(last.bytes.count) {
+            let start = Int(offset - last.offset)
+            return Array(last.bytes[start..<(start + count)])
+        }
         guard offset >= position else { throw ArchiveError("headers out of order in an archived file (at \(offset), after \(position))") }
         try reader.skip(Int(offset - position))
         let bytes = try reader.read(limit: count)
         position = offset + UInt64(bytes.count)
+        last = (offset, bytes)
         return bytes
     }
 }

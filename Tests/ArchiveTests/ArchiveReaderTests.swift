@@ -78,6 +78,24 @@ import TestSupport
         #expect(Set(formats).count >= 3, "\(formats)")
     }
 
+    /// A universal file whose second slice lies far past the first (as real ones do): its headers
+    /// are read forward through the stream, each structure once.
+    @Test func slicesFarApartReadThroughTheStream() throws {
+        var arm = MachOImage.arm64(uuid: MachOImage.uuid(seed: 55))
+        arm.signature = ("com.example.far", "TEAM000055")
+        var intel = MachOImage.x86_64(uuid: MachOImage.uuid(seed: 54))
+        intel.bodySize = 300_000
+        tree.file("Payload/Far.app/Contents/MacOS/Far", MachOImage.universal([intel, arm], alignment: 1 << 14), mode: 0o755)
+        let zip = temporary.appending("far.zip")
+        try run("/usr/bin/zip", ["-qr", zip, "Payload"], in: tree.root)
+        let reader = try ArchiveReader(try Descriptor.open(FilePath(zip), flags: Descriptor.readOnly))
+        var result: BinaryReader.Result?
+        while let member = try reader.next() { if member.type == .regular { result = BinaryReader.read(reader.memberSource(), file: "Far") } }
+        #expect(result?.errors == [])
+        #expect(result?.slices.map(\.arch) == ["x86_64", "arm64"])
+        #expect(result?.slices.last?.teamIdentifier == "TEAM000055")
+    }
+
     @Test func aZipBombStopsAtItsRatio() throws {
         let path = temporary.appending("bomb.zip")
         try python("""

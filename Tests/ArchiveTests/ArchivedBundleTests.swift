@@ -124,8 +124,15 @@ import TestSupport
             #expect(result.error == nil, "\(wheel): \(result.error ?? "")")
             for record in result.records where record.isBundle {
                 bundles += 1
-                // Their executables' headers are intact: universal Mach-O with UUIDs.
-                if record.executable != nil { #expect(!record.binaries.isEmpty, "\(wheel): \(record.member?.string ?? "")") }
+                #expect(record.errors.isEmpty, "\(wheel): \(record.member?.string ?? ""): \(record.errors)")
+                guard record.executable != nil, let member = record.member, let slice = record.binaries.first else { continue }
+                // Their executables' headers are intact: each slice as llvm-objdump reads the extracted file.
+                let extracted = temporary.appending("extracted")
+                let inside = member.appending(slice.file).string
+                let unzipped = try Subprocess.run("/bin/sh", ["-c", "unzip -p \"$1\" \"$2\" > \"$3\"", "sh", wheel, inside, extracted])
+                try #require(unzipped.status == 0, "\(unzipped)")
+                let seen = try Toolchain.output("llvm-objdump", ["--macho", "--private-headers", "--arch=all", extracted])
+                for binary in record.binaries { #expect(seen.contains("uuid \(binary.uuid ?? "-")"), "\(wheel): \(inside) \(binary.arch)") }
             }
         }
         #expect(bundles > 0, "no bundle in \(Corpus.wheels)")

@@ -26,7 +26,8 @@ public enum Corpus {
     /// Wheels (zip files) anywhere in ../shared/corpus, beside the tree: macOS ones hold `.app`
     /// and `.framework` bundles.
     public static let wheels: [String] = {
-        guard let tree else { return [] }
+        // $BUNDLEFS_WHEELS names another directory to look in.
+        guard let base = getenvString("BUNDLEFS_WHEELS") ?? tree.map(Paths.parent) else { return [] }
         var found: [String] = []
         func walk(_ directory: String, depth: Int) {
             guard depth < 4, let handle = try? Descriptor.open(FilePath(directory), flags: Descriptor.directoryNoFollow),
@@ -36,7 +37,7 @@ public enum Corpus {
                 if entry.type == .directory { walk(path, depth: depth + 1) } else if entry.name.string.hasSuffix(".whl") { found.append(path) }
             }
         }
-        walk(Paths.parent(tree), depth: 0)
+        walk(base, depth: 0)
         return found.sorted()
     }()
 }

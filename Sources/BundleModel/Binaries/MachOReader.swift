@@ -70,14 +70,16 @@ enum MachOReader {
     /// One thin Mach-O image at `offset`, `size` bytes long. Problems after the header (a bad load
     /// command, an unreadable signature) go to `errors` and leave what was read before them.
     static func readThin(_ reader: inout BoundedReader, at offset: UInt64, size: UInt64, file: FilePath, errors: inout [String]) throws -> BinarySlice {
-        let magicBytes = try reader.bytes(at: offset, count: 4, "the Mach-O header")
-        let magic = try FieldReader(bytes: magicBytes, bigEndian: true).u32(0)
+        // The header is read once, at its largest (a stream reads forward only).
+        guard size >= 28 else { throw BinaryError("the Mach-O header is cut short (\(size) bytes)") }
+        let headerBytes = try reader.bytes(at: offset, count: Int(min(32, size)), "the Mach-O header")
+        let magic = try FieldReader(bytes: headerBytes, bigEndian: true).u32(0)
         guard isThinMagic(magic) else { throw BinaryError("not a Mach-O image (magic \(hex(magic)))") }
         let bigEndian = magic == 0xFEED_FACE || magic == 0xFEED_FACF
         let is64 = magic == 0xFEED_FACF || magic == 0xCFFA_EDFE
         let headerSize = is64 ? 32 : 28
-        guard UInt64(headerSize) <= size else { throw BinaryError("the Mach-O header is cut short (\(size) bytes)") }
-        let header = FieldReader(bytes: try reader.bytes(at: offset, count: headerSize, "the Mach-O header"), bigEndian: bigEndian)
+        guard UInt64(headerSize) <= size, headerBytes.count >= headerSize else { throw BinaryError("the Mach-O header is cut short (\(size) bytes)") }
+        let header = FieldReader(bytes: headerBytes, bigEndian: bigEndian)
         let cpuType = try header.u32(4), cpuSubtype = try header.u32(8), fileType = try header.u32(12)
         let commandCount = try header.u32(16), commandBytes = try header.u32(20)
         var slice = BinarySlice(file: file, format: .machO, arch: MachONames.architecture(cpuType: cpuType, cpuSubtype: cpuSubtype),
