@@ -55,6 +55,14 @@ import TestSupport
         let shown = try JSONValue.parse(try bundlefs("show", tree.path("Game.ipa"), "--json").standardOutput).arrayValue
         #expect(shown?.first?["identifier"] == .string("com.example.game"))
 
+        // Unchanged, the archive is not read again (its rows keep their time), as an unchanged
+        // directory is not listed.
+        let scannedAt = { try Subprocess.run("/usr/bin/sqlite3", [catalogue, "SELECT scanned_at FROM bundles WHERE archive IS NOT NULL"]).standardOutput }
+        let before = try scannedAt()
+        usleep(20_000)
+        #expect(try bundlefs("index", tree.root).status == 0)
+        #expect(try scannedAt() == before && !before.isEmpty)
+
         // Replaced by a newer build (renamed over), re-indexed: the new version; removed: gone.
         try writeIPA("Game.ipa", version: "2.0")
         #expect(try bundlefs("index", tree.root).status == 0)
@@ -92,6 +100,9 @@ import TestSupport
         let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: tree.path("Whole.ipa"))))
         try Data(whole.prefix(whole.count / 2)).write(to: URL(fileURLWithPath: truncated))
         unlink(tree.path("Whole.ipa"))
+        // An encrypted build: listed, its members not read; its app is catalogued with the error.
+        let encrypted = try Subprocess.run("/usr/bin/zip", ["-qry", "-P", "secret", tree.path("Locked.ipa"), "Payload"], directory: source.root)
+        try #require(encrypted.status == 0, "\(encrypted)")
 
         let start = Date()
         #expect(try bundlefs("index", tree.root).status == 0)
@@ -109,7 +120,9 @@ import TestSupport
         #expect(ok?.count == 1)
         // Nothing was extracted beside the archives, nor where `..` pointed.
         let listing = try FileManager.default.contentsOfDirectory(atPath: tree.root).sorted()
-        #expect(listing == ["Beside.app", "Bomb.ipa", "Climb.zip", "Cut.ipa", "Many.zip"], "\(listing)")
+        #expect(listing == ["Beside.app", "Bomb.ipa", "Climb.zip", "Cut.ipa", "Locked.ipa", "Many.zip"], "\(listing)")
+        let locked = try JSONValue.parse(try bundlefs("query", "--under", tree.path("Locked.ipa"), "--json").standardOutput).arrayValue?.first
+        #expect(locked?["errors"]?.arrayValue?.contains { $0.stringValue?.contains("encrypted") == true } == true, "\(String(describing: locked))")
         #expect((try? FileStatus.of(temporary.appending("etc/passwd"))) == nil)
     }
 }
