@@ -43,7 +43,7 @@ public struct ArchiveInspector: Sendable {
             do {
                 while let member = try reader.next() {
                     tree.add(member)
-                    if Self.isWanted(member) { wanted.insert(member.path) }
+                    if Self.need(member) != nil { wanted.insert(member.path) }
                 }
                 if reader.unsafeNames > 0 { result.error = "\(reader.unsafeNames) member names leading out of the archive (`..`) ignored" }
             } catch {
@@ -58,16 +58,20 @@ public struct ArchiveInspector: Sendable {
         return result
     }
 
-    /// The members whose bytes the rules may read.
-    static func isWanted(_ member: ArchiveMember) -> Bool {
-        guard member.type == .regular else { return false }
+    /// What the rules may read of a member: its bytes, its first bytes, its headers, or nothing.
+    enum Need {
+        case contents, prefix, headers
+    }
+
+    static func need(_ member: ArchiveMember) -> Need? {
+        guard member.type == .regular else { return nil }
         let name = member.path.lastComponent.string.lowercased()
         let parent = member.path.parent.lastComponent.string
-        if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return true }
-        if name == "current" && parent == "Versions" { return true }
-        if name.hasSuffix(".png") { return true }
+        if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return .contents }
+        if name == "current" && parent == "Versions" { return .contents }
+        if name.hasSuffix(".png") { return .prefix }
         // Executables: in MacOS/, in a dSYM's DWARF/, or marked executable (GNUstep, frameworks).
-        return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0
+        return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 ? .headers : nil
     }
 
     private func readWanted(_ wanted: Set<FilePath>, into tree: ArchiveTree, open: () throws -> Descriptor, error: inout String?) {
@@ -81,14 +85,11 @@ public struct ArchiveInspector: Sendable {
                     tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
                     continue
                 }
-                let parent = member.path.parent.lastComponent.string
-                let lower = member.path.lastComponent.string.lowercased()
-                if lower.hasSuffix(".png") {
-                    tree.contents[member.path] = try reader.read(limit: 64)
-                } else if lower == "info.plist" || lower == "info-gnustep.plist" || lower == "infoplist.strings" || lower == "current" {
-                    tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
-                } else if parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 {
-                    tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
+                switch Self.need(member) {
+                case .contents?: tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
+                case .prefix?: tree.contents[member.path] = try reader.read(limit: 64)
+                case .headers?: tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
+                case nil: break
                 }
             }
         } catch let failure {
