@@ -81,30 +81,3 @@ public struct BinarySlice: Sendable, Hashable {
         return canonicalUUID(bytes)
     }
 }
-
-/// Hex digits, both ways.
-enum Hex {
-    static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
-    }
-
-    static func string(_ bytes: some Collection<UInt8>) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digit(byte >> 4, uppercase: false))
-            text.append(digit(byte & 15, uppercase: false))
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    /// The value of one ASCII hex digit (0 for anything else; callers check digits first).
-    static func value(_ digit: UInt8) -> UInt8 {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: 0
-        }
-    }
-}
