@@ -103,13 +103,13 @@ extension Catalogue {
     /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index.
     static let subtreeCondition = "(path = ? OR (path >= ? AND path < ?))"
 
-    static func subtreeValues(_ root: FilePath) -> [String] {
+    public static func subtreeValues(_ root: FilePath) -> [String] {
         root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]
     }
 
     static func subtreeArguments(_ root: FilePath) -> StatementArguments { StatementArguments(subtreeValues(root)) }
 
-    static func likePattern(forGlob glob: String) -> String {
+    public static func likePattern(forGlob glob: String) -> String {
         var pattern = ""
         for character in glob {
             switch character {

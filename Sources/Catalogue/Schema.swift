@@ -176,6 +176,50 @@ enum Schema {
                 CREATE INDEX archives_by_directory ON archives(directory);
                 """)
         }
+        migrator.registerMigration("v8") { db in
+            // Publishing to PostgreSQL (SPEC "Many hosts"): while `publication` has its row, every
+            // change of a bundle row is queued in `outbox` by triggers, in the transaction that makes
+            // it, so no writer can forget one and a crash loses none. `identity` tells PostgreSQL
+            // which catalogue a host's rows came from: a new catalogue file is sent whole.
+            try db.execute(sql: """
+                CREATE TABLE identity (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    catalogue TEXT NOT NULL
+                );
+                INSERT INTO identity (id, catalogue) VALUES (1, lower(hex(randomblob(16))));
+                CREATE TABLE publication (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    destination TEXT NOT NULL,
+                    host TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    sent_through INTEGER NOT NULL DEFAULT 0,
+                    last_sent_at REAL,
+                    last_whole_at REAL,
+                    last_error TEXT,
+                    last_error_at REAL,
+                    updated_at REAL NOT NULL
+                );
+                CREATE TABLE outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    path TEXT NOT NULL,
+                    queued_at REAL NOT NULL
+                );
+                CREATE TRIGGER outbox_on_insert AFTER INSERT ON bundles WHEN EXISTS (SELECT 1 FROM publication)
+                BEGIN
+                    INSERT INTO outbox (path, queued_at) VALUES (NEW.path, (julianday('now') - 2440587.5) * 86400.0);
+                END;
+                CREATE TRIGGER outbox_on_delete AFTER DELETE ON bundles WHEN EXISTS (SELECT 1 FROM publication)
+                BEGIN
+                    INSERT INTO outbox (path, queued_at) VALUES (OLD.path, (julianday('now') - 2440587.5) * 86400.0);
+                END;
+                CREATE TRIGGER outbox_on_update AFTER UPDATE ON bundles WHEN EXISTS (SELECT 1 FROM publication)
+                BEGIN
+                    INSERT INTO outbox (path, queued_at) SELECT OLD.path, (julianday('now') - 2440587.5) * 86400.0 WHERE OLD.path != NEW.path;
+                    INSERT INTO outbox (path, queued_at) VALUES (NEW.path, (julianday('now') - 2440587.5) * 86400.0);
+                END;
+                """)
+        }
         return migrator
     }
 

@@ -1,0 +1,159 @@
+public import BundleModel
+import Foundation
+import GRDB
+public import SystemCalls
+
+/// What a publisher reports about itself (`bundlefs status`), kept in the `publication` row.
+public struct PublicationStatus: Sendable, Equatable {
+    /// Where to, without any password (`PostgresURL.redacted`).
+    public var destination: String
+    public var host: String
+    public var pid: Int32
+    /// `connecting`, `sending whole`, `sending`, `current`, `waiting` (PostgreSQL is away: see
+    /// `lastError`), `stopped`.
+    public var state: String
+    /// The last change (outbox sequence number) PostgreSQL has.
+    public var sentThrough: Int64 = 0
+    public var lastSentAt: Double?
+    public var lastWholeAt: Double?
+    public var lastError: String?
+    public var lastErrorAt: Double?
+    public var updatedAt: Double
+
+    public init(destination: String, host: String, pid: Int32, state: String, updatedAt: Double) {
+        self.destination = destination
+        self.host = host
+        self.pid = pid
+        self.state = state
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Changes waiting in the outbox: how many, and how old the oldest is.
+public struct OutboxBacklog: Sendable, Equatable {
+    public var changes: Int
+    /// Bundles in the catalogue at the same moment: with no changes waiting, what PostgreSQL must have.
+    public var bundles: Int
+    public var oldestQueuedAt: Double?
+    public var lastSequence: Int64
+}
+
+/// A batch of the outbox to send: the bundles as they are now at the paths that changed (absent
+/// ones were removed), and the last sequence number the batch covers.
+public struct OutboxBatch: Sendable {
+    public var through: Int64
+    public var present: [BundleRecord]
+    public var removed: [FilePath]
+}
+
+extension Catalogue {
+    /// The catalogue file's identity: random, made with the file, so PostgreSQL can tell a
+    /// recreated catalogue (whose changes it never saw) from the one it has.
+    public func identity() throws -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT catalogue FROM identity WHERE id = 1") } ?? ""
+    }
+
+    /// Starts queueing changes (the triggers fire while the row exists) and records who publishes.
+    /// Returns where the last publisher of this host and destination stopped, or nil when the queue
+    /// cannot be trusted to hold every change since (publishing was off, or went elsewhere): then
+    /// the host is sent whole.
+    @discardableResult
+    public func beginPublishing(_ status: PublicationStatus) throws -> Int64? {
+        try write { db in
+            let existing = try Row.fetchOne(db, sql: "SELECT host, destination, sent_through FROM publication WHERE id = 1")
+            let continuing = existing.map { $0["host"] as String == status.host && $0["destination"] as String == status.destination } ?? false
+            if !continuing { try db.execute(sql: "DELETE FROM outbox") }
+            let sentThrough: Int64? = continuing ? existing?["sent_through"] : nil
+            try Self.writePublication(db, status, sentThrough: sentThrough ?? 0)
+            return sentThrough
+        }
+    }
+
+    /// Stops queueing and forgets the queue: the next publisher sends this host whole anyway.
+    public func endPublishing() throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM publication")
+            try db.execute(sql: "DELETE FROM outbox")
+        }
+    }
+
+    /// The publisher's state and last error (how far it got is `outboxSent`'s to record).
+    public func writePublicationState(_ status: PublicationStatus) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE publication SET pid = ?, state = ?, last_error = ?, last_error_at = ?, updated_at = ? WHERE id = 1",
+                           arguments: [status.pid, status.state, status.lastError, status.lastErrorAt, status.updatedAt])
+        }
+    }
+
+    private static func writePublication(_ db: Database, _ status: PublicationStatus, sentThrough: Int64) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO publication (id, destination, host, pid, state, sent_through, last_sent_at, last_whole_at,
+                last_error, last_error_at, updated_at)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [status.destination, status.host, status.pid, status.state, sentThrough,
+                             status.lastSentAt, status.lastWholeAt, status.lastError, status.lastErrorAt, status.updatedAt])
+    }
+
+    /// The publisher's last report, if one ever ran on this catalogue and is still configured.
+    public func publicationStatus() throws -> PublicationStatus? {
+        try read { db in
+            guard try db.tableExists("publication"), let row = try Row.fetchOne(db, sql: "SELECT * FROM publication WHERE id = 1") else { return nil }
+            var status = PublicationStatus(destination: row["destination"], host: row["host"], pid: row["pid"], state: row["state"],
+                                           updatedAt: row["updated_at"])
+            status.sentThrough = row["sent_through"]
+            status.lastSentAt = row["last_sent_at"]
+            status.lastWholeAt = row["last_whole_at"]
+            status.lastError = row["last_error"]
+            status.lastErrorAt = row["last_error_at"]
+            return status
+        }
+    }
+
+    public func outboxBacklog() throws -> OutboxBacklog {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), min(queued_at) FROM outbox")
+            let last = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'") ?? 0
+            let bundles = try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0
+            return OutboxBacklog(changes: row?[0] ?? 0, bundles: bundles, oldestQueuedAt: row?[1], lastSequence: last)
+        }
+    }
+
+    /// The oldest `limit` changes, each path once, read with the bundles in one snapshot.
+    public func outboxBatch(limit: Int) throws -> OutboxBatch? {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, path FROM outbox ORDER BY seq LIMIT ?", arguments: [limit])
+            guard let through = rows.last?["seq"] as Int64? else { return nil }
+            var seen = Set<String>()
+            let paths = rows.map { $0["path"] as String }.filter { seen.insert($0).inserted }.map { FilePath($0) }
+            var present: [BundleRecord] = []
+            var removed: [FilePath] = []
+            for path in paths {
+                if let bundle = try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string]).first {
+                    present.append(bundle.record)
+                } else {
+                    removed.append(path)
+                }
+            }
+            return OutboxBatch(through: through, present: present, removed: removed)
+        }
+    }
+
+    /// The sequence number every change queued so far is at or below: read before a whole send,
+    /// whose later changes the outbox then still holds.
+    public func outboxHead() throws -> Int64 { try outboxBacklog().lastSequence }
+
+    /// Drops the changes PostgreSQL now has and records how far it is.
+    public func outboxSent(through sequence: Int64, whole: Bool, at time: Double) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq <= ?", arguments: [sequence])
+            try db.execute(sql: "UPDATE publication SET sent_through = max(sent_through, ?), last_sent_at = ?, updated_at = ? WHERE id = 1",
+                           arguments: [sequence, time, time])
+            if whole { try db.execute(sql: "UPDATE publication SET last_whole_at = ? WHERE id = 1", arguments: [time]) }
+        }
+    }
+
+    /// How many bundles the catalogue holds.
+    public func bundleCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0 }
+    }
+}
