@@ -12,6 +12,7 @@ import PackageDescription
 //   Indexer           scanner → catalogue: initial and incremental index runs
 //   Watcher           inotify → catalogue: keeps it current, tells what changed (CatalogueUpdate)
 //   View              the FUSE view (libfuse 3 low-level API): a reader of the catalogue and the tree
+//   Publishing        the catalogue's outbox → PostgreSQL (libpq): one host's rows, and queries across hosts
 //   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
 let strict: [SwiftSetting] = [
@@ -59,6 +60,12 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
+        // Publishing to PostgreSQL (SPEC "Many hosts"): libpq from Debian's libpq-dev; Docs/dependencies.md says why.
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(
+            name: "Publishing",
+            dependencies: ["BundleModel", "CPostgres", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .target(name: "Indexer", dependencies: ["BundleModel", "Catalogue", "Records", "Scanner", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "Watcher",
@@ -77,13 +84,13 @@ let package = Package(
         .target(
             name: "Service",
             dependencies: [
-                "BundleModel", "Catalogue", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "Catalogue", "Publishing", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Scanner", "Service", "SystemCalls", "View", "Watcher",
+                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls", "View", "Watcher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

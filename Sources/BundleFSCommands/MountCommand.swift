@@ -29,6 +29,8 @@ struct MountCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var publishing: PublishOptions
+
     @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
     var foreground = false
 
@@ -52,6 +54,9 @@ struct MountCommand: ParsableCommand {
         // the FUSE loop thread takes the SIGUSR1 that wakes it to stop.
         Signals.block(Signals.stopping + [SIGUSR1])
         let mount = try makeMount()
+        let publisher = try PublishOptions.start(url: publishing.url, host: publishing.host, catalogue: mount.catalogue,
+                                                 logger: common.logger("bundlefs.publish", defaultLevel: .warning))
+        defer { publisher?.stop() }
         Signals.handle { signal in
             if signal == SIGHUP { mount.requestRescan() } else { mount.stop() }
         }

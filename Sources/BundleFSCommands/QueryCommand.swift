@@ -3,6 +3,7 @@ import BundleModel
 import Catalogue
 import Foundation
 import Indexer
+import Publishing
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,28 +35,52 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Print a JSON array for programs instead of a table.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Ask this PostgreSQL database, which hosts publish to, instead of the local catalogue.",
+        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
+    var host: String?
+
     @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if host != nil && database == nil { throw ValidationError("--host narrows a --database query; give --database too") }
+        if let database, !PostgresURL.looksValid(database) {
+            throw ValidationError("--database \(PostgresURL.redacted(database)): not a PostgreSQL connection string (postgresql://… or key=value)")
+        }
+    }
 
     func run() throws {
         let languages = try common.languages()
-        let catalogue = try common.openCatalogue(.readOnly)
         let underPath = under.map { path in (try? Indexer.canonicalRoot(absolutePath(path))) ?? absolutePath(path) }
         guard !(inArchives && noArchives) else { throw UserError("--in-archives and --no-archives exclude each other") }
         let uuidKey = try uuid.map { text in
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("--uuid \(text): not a UUID or build-id (hex digits, hyphens allowed)") }
             return key
         }
-        let bundles = try catalogue.bundles(matching: BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch,
-                                                                  inArchives: inArchives ? true : noArchives ? false : nil))
+        let query = BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch,
+                                inArchives: inArchives ? true : noArchives ? false : nil)
+        // Local records have no host; PostgreSQL's each carry theirs.
+        let bundles: [(host: String?, record: BundleRecord)]
+        if let database {
+            bundles = try Self.published(query, database: database, host: host).get().map { ($0.host, $0.record) }
+        } else {
+            bundles = try common.openCatalogue(.readOnly).bundles(matching: query).map { (nil, $0.record) }
+        }
         if json {
-            print(JSONValue.array(bundles.map { ContractJSON.object(for: $0.record, languages: languages) }).serialized(pretty: true))
+            print(JSONValue.array(bundles.map { host, record in
+                let object = ContractJSON.object(for: record, languages: languages)
+                guard let host, case let .object(members) = object else { return object }
+                return .object(members + [("host", .string(host))])
+            }).serialized(pretty: true))
             return
         }
         guard !bundles.isEmpty else { return }
-        var table = TextTable(header: ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
-        for bundle in bundles {
-            let record = bundle.record
-            table.rows.append([
+        var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
+        for (host, record) in bundles {
+            table.rows.append((host.map { [TerminalText.safe($0)] } ?? []) + [
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind),
                 TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
                 DisplayNames.sanitized(record.displayName(for: languages), realName: record.name.string).terminalSafe,
@@ -63,6 +88,15 @@ struct QueryCommand: ParsableCommand {
             ])
         }
         print(table.rendered())
+    }
+
+    /// The query against PostgreSQL, its errors as one line without any password.
+    static func published(_ query: BundleQuery, database: String, host: String?) -> Result<[PublishedBundle], UserError> {
+        do {
+            return .success(try PublishedCatalogue(readingFrom: database).bundles(matching: query, host: host))
+        } catch {
+            return .failure(UserError("\(PostgresURL.redacted(database)): \(PostgresURL.redacted("\(error)"))"))
+        }
     }
 }
 

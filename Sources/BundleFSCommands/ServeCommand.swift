@@ -29,6 +29,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var publishing: PublishOptions
+
     @Option(help: ArgumentHelp("Threads serving requests (default 1, or the configuration's).", valueName: "n"))
     var threads: Int?
 
@@ -56,6 +58,9 @@ struct ServeCommand: ParsableCommand {
         _ = MountPoint.clearDead(at: configuration.mountPoint, logger: logger)
         let mount = try MountCommand.makeMount(source: configuration.source, mountPoint: configuration.mountPoint,
                                                catalogue: catalogue, settings: settings, logger: logger)
+        let publisher = try PublishOptions.start(url: publishing.url ?? configuration.publish, host: publishing.host ?? configuration.host,
+                                                 catalogue: catalogue, logger: logger)
+        defer { publisher?.stop() }
         let service = Service(mount: mount, environment: environment, logger: logger)
         Signals.handle { signal in
             if signal == SIGHUP { service.rescan() } else { service.stop() }

@@ -3,6 +3,7 @@ import BundleModel
 import Catalogue
 import Foundation
 import Indexer
+import Publishing
 import Scanner
 import SystemCalls
 import Watcher
@@ -21,6 +22,8 @@ struct WatchCommand: ParsableCommand {
     var roots: [String]
 
     @OptionGroup var common: CommonOptions
+
+    @OptionGroup var publishing: PublishOptions
 
     @Option(help: ArgumentHelp("Threads to walk with (default: one per core).", valueName: "n"))
     var threads: Int?
@@ -48,66 +51,11 @@ struct WatchCommand: ParsableCommand {
         } catch let error as WatchError {
             throw UserError("\(error)")
         }
+        let publisher = try PublishOptions.start(url: publishing.url, host: publishing.host, catalogue: catalogue, logger: logger)
+        defer { publisher?.stop() }
         Signals.handle { signal in
             if signal == SIGHUP { watcher.requestRescan() } else { watcher.stop() }
         }
         try watcher.run()
-    }
-}
-
-struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
-        abstract: "What the watcher keeping this catalogue current reports: directories watched and unwatched, overflows, rescans.")
-
-    @Flag(help: "Print a JSON object instead of text.")
-    var json = false
-
-    @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        let catalogue = try common.openCatalogue(.readOnly)
-        // What the watcher published beside the catalogue is current even when the catalogue
-        // cannot be written; the catalogue's row is for readers who may not read the lock file.
-        guard var status = try WatchStatus.published(catalogue: catalogue.path) ?? catalogue.watchStatus() else {
-            throw UserError("no watcher has run on \(catalogue.path); start one with `bundlefs watch ROOT`")
-        }
-        let alive = kill(status.pid, 0) == 0 || errno == EPERM
-        if !alive && status.state != "stopped" { status.state = "not running (it stopped without saying so)" }
-        let counts = try catalogue.counts(under: "/")
-        if json {
-            let running = alive && status.state != "stopped"
-            var members: [(String, JSONValue)] = [("state", .string(status.state)), ("pid", .integer(Int64(status.pid))), ("running", .bool(running))]
-            members.append(("roots", .strings(status.roots)))
-            members.append(("startedAt", .number(status.startedAt)))
-            members.append(("updatedAt", .number(status.updatedAt)))
-            let integers: [(String, Int)] = [
-                ("watchedDirectories", status.watchedDirectories), ("unwatchedDirectories", status.unwatchedDirectories),
-                ("overflows", status.overflows), ("rescans", status.rescans), ("events", status.events),
-                ("batches", status.batches), ("pending", status.pending), ("bundles", counts.bundles),
-                ("directories", counts.directories),
-            ]
-            members += integers.map { ($0.0, JSONValue.integer(Int64($0.1))) }
-            members.append(("lastEventAt", status.lastEventAt.map(JSONValue.number) ?? .null))
-            members.append(("problem", .optional(status.problem)))
-            members.append(("problemSince", status.problemSince.map(JSONValue.number) ?? .null))
-            print(JSONValue.object(members).serialized(pretty: true))
-            return
-        }
-        let now = Date().timeIntervalSince1970
-        func ago(_ time: Double?) -> String { time.map { String(format: "%.1f s ago", now - $0) } ?? "never" }
-        print("""
-            state:       \(status.state) (pid \(status.pid))
-            roots:       \(status.roots.map(TerminalText.safe).joined(separator: ", "))
-            watched:     \(status.watchedDirectories) directories
-            unwatched:   \(status.unwatchedDirectories) directories\(status.unwatchedDirectories > 0 ? " (over the watch limit; rescanned periodically)" : "")
-            catalogued:  \(counts.bundles) bundles and packages in \(counts.directories) directories
-            events:      \(status.events) in \(status.batches) batches, \(status.pending) pending; last \(ago(status.lastEventAt))
-            overflows:   \(status.overflows), rescans: \(status.rescans)
-            updated:     \(ago(status.updatedAt))
-            """)
-        if let problem = status.problem {
-            print("problem:     \(TerminalText.safe(problem)), since \(ago(status.problemSince))")
-        }
     }
 }

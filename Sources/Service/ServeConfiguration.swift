@@ -1,4 +1,5 @@
 public import BundleModel
+import Publishing
 public import SystemCalls
 
 /// What `bundlefs serve` serves: read from a small `key = value` file (Docs/service.md)
@@ -10,13 +11,17 @@ public struct ServeConfiguration: Sendable, Equatable {
     public var catalogue: FilePath?
     public var threads = 1
     public var allowOther = false
+    /// A PostgreSQL database to keep current (SPEC "Many hosts"), never with a password in it.
+    public var publish: String?
+    /// The name this host's rows carry there.
+    public var host: String?
 
     public init(source: FilePath, mountPoint: FilePath) {
         self.source = source
         self.mountPoint = mountPoint
     }
 
-    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other"]
+    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host"]
 
     /// `$XDG_CONFIG_HOME/bundlefs/bundlefs.conf`, else `~/.config/bundlefs/bundlefs.conf`.
     public static func defaultPath(environment: [String: String]) -> FilePath {
@@ -77,6 +82,19 @@ public struct ServeConfiguration: Sendable, Equatable {
             case "no", "false", "off", "0": configuration.allowOther = false
             default: throw ConfigurationError(file: file, line: line, "`allow-other` must be yes or no, not `\(value)`")
             }
+        }
+        if let (value, line) = values["publish"] {
+            guard PostgresURL.looksValid(value) else {
+                throw ConfigurationError(file: file, line: line, "`publish` must be a PostgreSQL connection string (postgresql://…), not `\(PostgresURL.redacted(value))`")
+            }
+            guard !PostgresURL.hasPassword(value) else {
+                throw ConfigurationError(file: file, line: line, "`publish` holds a password; put it in ~/.pgpass (or PGPASSFILE) instead, where libpq finds it")
+            }
+            configuration.publish = value
+        }
+        if let (value, line) = values["host"] {
+            guard !value.isEmpty else { throw ConfigurationError(file: file, line: line, "`host` cannot be empty") }
+            configuration.host = value
         }
         return configuration
     }

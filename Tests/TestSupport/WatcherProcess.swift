@@ -9,12 +9,14 @@ public final class WatcherProcess: @unchecked Sendable {
     let logFile: String
 
     /// - Parameter launcher: a program that runs `bundlefs` with the arguments (`/usr/bin/env`).
-    public init(roots: [String], catalogue: String, logFile: String, environment: [String: String] = [:], launcher: String? = nil) throws {
+    /// - Parameter arguments: more options for `watch` (`--publish URL`).
+    public init(roots: [String], catalogue: String, logFile: String, environment: [String: String] = [:], launcher: String? = nil,
+                arguments: [String] = []) throws {
         self.catalogue = catalogue
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: launcher ?? Subprocess.bundlefs)
-        process.arguments = (launcher == nil ? [] : [Subprocess.bundlefs]) + ["watch"] + roots
+        process.arguments = (launcher == nil ? [] : [Subprocess.bundlefs]) + ["watch"] + roots + arguments
         var merged = ProcessInfo.processInfo.environment
         merged["BUNDLEFS_CATALOGUE"] = catalogue
         merged["BUNDLEFS_SETTLE_MS"] = "10"

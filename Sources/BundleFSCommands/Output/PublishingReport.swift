@@ -1,0 +1,44 @@
+import BundleModel
+import Catalogue
+import Foundation
+
+/// The publisher's part of `bundlefs status`: where to, its state, how far behind, its last error.
+/// The destination was stored without its password; nothing here can show one.
+struct PublishingReport {
+    var status: PublicationStatus
+    var backlog: OutboxBacklog
+    var running: Bool
+
+    /// nil when this catalogue is not published.
+    init?(catalogue: Catalogue) throws {
+        guard var status = try catalogue.publicationStatus() else { return nil }
+        running = kill(status.pid, 0) == 0 || errno == EPERM
+        if !running && status.state != "stopped" { status.state = "not running (it stopped without saying so)" }
+        self.status = status
+        backlog = try catalogue.outboxBacklog()
+    }
+
+    /// Seconds the oldest waiting change has waited.
+    func lag(now: Double) -> Double { backlog.oldestQueuedAt.map { max(0, now - $0) } ?? 0 }
+
+    var json: JSONValue {
+        let now = Date().timeIntervalSince1970
+        return .object([
+            ("destination", .string(status.destination)), ("host", .string(status.host)), ("state", .string(status.state)),
+            ("running", .bool(running && status.state != "stopped")), ("waiting", .integer(Int64(backlog.changes))),
+            ("lagSeconds", .number(lag(now: now))), ("sentThrough", .integer(status.sentThrough)),
+            ("lastSentAt", status.lastSentAt.map(JSONValue.number) ?? .null), ("lastWholeAt", status.lastWholeAt.map(JSONValue.number) ?? .null),
+            ("lastError", .optional(status.lastError)), ("lastErrorAt", status.lastErrorAt.map(JSONValue.number) ?? .null),
+        ])
+    }
+
+    func text(now: Double) -> String {
+        func ago(_ time: Double?) -> String { time.map { String(format: "%.1f s ago", now - $0) } ?? "never" }
+        var lines = [
+            "publishing:  to \(TerminalText.safe(status.destination)) as host \(TerminalText.safe(status.host)): \(status.state)",
+            "             \(backlog.changes) change\(backlog.changes == 1 ? "" : "s") waiting (lag \(String(format: "%.1f", lag(now: now))) s); last sent \(ago(status.lastSentAt)), whole \(ago(status.lastWholeAt))",
+        ]
+        if let error = status.lastError { lines.append("             last error: \(TerminalText.safe(error)) (\(ago(status.lastErrorAt)))") }
+        return lines.joined(separator: "\n")
+    }
+}

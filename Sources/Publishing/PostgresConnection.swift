@@ -1,0 +1,197 @@
+import BundleModel
+import CPostgres
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What PostgreSQL or libpq said went wrong: its message (which never holds a password), and the
+/// SQLSTATE when the server gave one.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public let sqlState: String?
+    public var description: String { message }
+
+    init(_ message: String, sqlState: String? = nil) {
+        self.message = message.trimmingTrailingNewlines
+        self.sqlState = sqlState
+    }
+}
+
+/// One libpq connection, used from one thread at a time. Parameters are sent as text (`$1`…),
+/// never spliced into SQL; `COPY … FROM STDIN` is the bulk path.
+public final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    /// Connects with libpq's conventions: `url` is a URI or `key=value` string, and what it leaves
+    /// out comes from `PGHOST`, `PGUSER`…, `PGSERVICE`, `~/.pgpass`, as psql does.
+    public init(_ url: String) throws {
+        guard let handle = PQconnectdb(url) else { throw PostgresError("libpq could not allocate a connection") }
+        self.handle = handle
+        // Thrown from here on, the object is fully made: its deinit frees the handle.
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle))
+            throw PostgresError(message.isEmpty ? "cannot connect" : message)
+        }
+        // Text goes both ways as UTF-8 whatever the database's encoding.
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            let message = String(cString: PQerrorMessage(handle))
+            throw PostgresError("cannot use UTF-8 with this database: \(message)")
+        }
+        // Our own notices ("relation already exists, skipping") are not the user's business.
+        _ = PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// False once the server went away; the publisher then connects anew.
+    public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs one statement with text parameters (nil is NULL) and returns its rows as text.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
+        let result = withTextParameters(parameters) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try PostgresRows(checking: result, connection: handle)
+    }
+
+    /// Runs several statements given as one string (no parameters): schema changes.
+    public func executeScript(_ sql: String) throws {
+        _ = try PostgresRows(checking: PQexec(handle, sql), connection: handle)
+    }
+
+    /// `COPY table (columns) FROM STDIN` in text format; `body` writes the rows.
+    public func copy(into table: String, columns: [String], _ body: (inout PostgresCopyRows) throws -> Void) throws {
+        let started = PQexec(handle, "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")
+        guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try PostgresRows(checking: started, connection: handle); return }
+        PQclear(started)
+        var rows = PostgresCopyRows(columns: columns.count)
+        var failure: (any Error)?
+        do {
+            try body(&rows)
+            try send(rows.buffer)
+        } catch {
+            failure = error
+        }
+        if let failure { PQputCopyEnd(handle, "\(failure)") } else { PQputCopyEnd(handle, nil) }
+        // The COPY's outcome, then the end of the results.
+        var firstError: (any Error)? = failure
+        while let result = PQgetResult(handle) {
+            do { _ = try PostgresRows(checking: result, connection: handle) } catch { firstError = firstError ?? error }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Sends buffered COPY data in pieces libpq accepts.
+    func send(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        }
+        guard status == 1 else { throw PostgresError(String(cString: PQerrorMessage(handle))) }
+    }
+
+    /// Streams COPY data written so far, so that a large copy is not held whole in memory.
+    public func flush(_ rows: inout PostgresCopyRows) throws {
+        try send(rows.buffer)
+        rows.buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func withTextParameters<R>(_ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        // Copies that outlive the call: libpq reads them during it only.
+        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        return body(copies.map { $0.map { UnsafePointer($0) } })
+    }
+}
+
+/// A finished statement's rows, as text (libpq's text format).
+public struct PostgresRows {
+    public private(set) var rows: [[String?]] = []
+    /// Rows a command touched (`DELETE`, `INSERT`, `COPY`).
+    public private(set) var affected = 0
+
+    init(checking result: OpaquePointer?, connection: OpaquePointer) throws {
+        guard let result else { throw PostgresError(String(cString: PQerrorMessage(connection))) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            break
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            throw PostgresError(String(cString: PQresultErrorMessage(result)), sqlState: state)
+        }
+        affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let count = PQntuples(result), width = PQnfields(result)
+        rows.reserveCapacity(Int(count))
+        for row in 0..<count {
+            rows.append((0..<width).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            })
+        }
+    }
+
+    public var isEmpty: Bool { rows.isEmpty }
+    /// The first column of the first row.
+    public var scalar: String? { rows.first?.first ?? nil }
+}
+
+/// Rows for `COPY … FROM STDIN` in text format: tab-separated, `\N` for NULL, and backslash,
+/// tab, newline and carriage return escaped, so any text and any bytes survive.
+public struct PostgresCopyRows {
+    let columns: Int
+    var buffer: [UInt8] = []
+    private var written = 0
+
+    init(columns: Int) { self.columns = columns }
+
+    public enum Value {
+        case text(String)
+        case bytes([UInt8])
+        case integer(Int64)
+        case boolean(Bool)
+        case null
+    }
+
+    /// Bytes buffered and not yet sent.
+    public var bufferedBytes: Int { buffer.count }
+
+    public mutating func append(_ values: [Value]) {
+        precondition(values.count == columns, "a COPY row has one value per column")
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.append(0x09) }
+            switch value {
+            case .null: buffer += [0x5C, 0x4E]
+            case .integer(let number): buffer += Array(String(number).utf8)
+            case .boolean(let flag): buffer.append(flag ? 0x74 : 0x66)
+            case .text(let text): appendEscaped(text.utf8.lazy.filter { $0 != 0 })
+            case .bytes(let bytes):
+                // bytea's hex form, its backslash escaped for COPY: \\x0102…
+                buffer += [0x5C, 0x5C, 0x78]
+                Hex.append(bytes, to: &buffer)
+            }
+        }
+        buffer.append(0x0A)
+        written += 1
+    }
+
+    private mutating func appendEscaped<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for byte in bytes {
+            switch byte {
+            case 0x5C: buffer += [0x5C, 0x5C]
+            case 0x09: buffer += [0x5C, 0x74]
+            case 0x0A: buffer += [0x5C, 0x6E]
+            case 0x0D: buffer += [0x5C, 0x72]
+            default: buffer.append(byte)
+            }
+        }
+    }
+}
+
+extension String {
+    var trimmingTrailingNewlines: String {
+        var text = self
+        while text.last?.isNewline == true { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,172 @@
+public import BundleModel
+public import Catalogue
+import SystemCalls
+
+/// What PostgreSQL holds about one host.
+public struct PublishedHost: Sendable, Equatable {
+    /// The identity of the catalogue file the rows came from (`Catalogue.identity`).
+    public var catalogue: String
+    /// The last outbox change the rows include.
+    public var sentThrough: Int64
+    public var bundles: Int
+}
+
+/// A bundle as PostgreSQL has it: which host, and the whole record.
+public struct PublishedBundle: Sendable {
+    public var host: String
+    public var record: BundleRecord
+}
+
+/// The shared PostgreSQL catalogue: writing one host's rows (whole, or a batch of changes), and
+/// the queries of `bundlefs query --database`. Every write to a host's rows holds that host's
+/// advisory lock, so a one-off `bundlefs publish` and a running publisher never interleave.
+public final class PublishedCatalogue {
+    let connection: PostgresConnection
+
+    /// Connects and brings the schema up to date (a publisher).
+    public init(url: String) throws {
+        connection = try PostgresConnection(url)
+        try PublishedSchema.migrate(connection)
+    }
+
+    /// Connects to read only: no migration, and a clear error where nothing was published.
+    public init(readingFrom url: String) throws {
+        connection = try PostgresConnection(url)
+        let version = try PublishedSchema.version(connection)
+        guard version > 0 else { throw PostgresError("no bundlefs catalogue in this database: publish to it first (`bundlefs publish URL`)") }
+        guard version <= PublishedSchema.migrations.count else {
+            throw PostgresError("the database's bundlefs schema is version \(version), newer than this bundlefs (\(PublishedSchema.migrations.count)); upgrade bundlefs")
+        }
+    }
+
+    public var isUsable: Bool { connection.isUsable }
+
+    // MARK: Hosts
+
+    public func host(_ name: String) throws -> PublishedHost? {
+        let rows = try connection.execute("SELECT catalogue, sent_through, bundles FROM bundlefs_hosts WHERE host = $1", [name])
+        guard let row = rows.rows.first else { return nil }
+        return PublishedHost(catalogue: row[0] ?? "", sentThrough: Int64(row[1] ?? "0") ?? 0, bundles: Int(row[2] ?? "0") ?? 0)
+    }
+
+    /// How many bundle rows the host really has (rows deleted by hand show here, not in `host`).
+    public func bundleCount(host: String) throws -> Int {
+        Int(try connection.execute("SELECT count(*) FROM bundlefs_bundles WHERE host = $1", [host]).scalar ?? "0") ?? 0
+    }
+
+    public func hosts() throws -> [String] {
+        try connection.execute("SELECT host FROM bundlefs_hosts ORDER BY host").rows.compactMap { $0[0] }
+    }
+
+    // MARK: Writing
+
+    /// Replaces every row of `host` with the catalogue's bundles, in one transaction. `through`
+    /// is the outbox position read before the catalogue was: later changes are sent after.
+    /// Returns how many bundles were sent.
+    @discardableResult
+    public func sendWhole(host: String, from catalogue: Catalogue, identity: String, through: Int64) throws -> Int {
+        try transaction(host: host) {
+            try connection.execute("""
+                INSERT INTO bundlefs_hosts (host, catalogue, sent_through, bundles, whole_at, updated_at)
+                VALUES ($1, $2, $3, 0, now(), now())
+                ON CONFLICT (host) DO UPDATE SET catalogue = EXCLUDED.catalogue, sent_through = EXCLUDED.sent_through,
+                    whole_at = now(), updated_at = now()
+                """, [host, identity, String(through)])
+            try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1", [host])
+            var binaries = PublishedRows.Binaries()
+            var sent = 0
+            try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
+                try catalogue.forEachBundleChunk { chunk in
+                    for bundle in chunk { PublishedRows.append(bundle.record, host: host, to: &rows, binaries: &binaries) }
+                    sent += chunk.count
+                    try connection.flush(&rows)
+                }
+            }
+            try copy(binaries, host: host)
+            try connection.execute("UPDATE bundlefs_hosts SET bundles = $2 WHERE host = $1", [host, String(sent)])
+            return sent
+        }
+    }
+
+    /// Applies a batch of the outbox: the rows at its paths are deleted, those still present
+    /// written anew. Sending the same batch twice leaves the same rows.
+    public func sendChanges(host: String, batch: OutboxBatch) throws {
+        try transaction(host: host) {
+            let paths = (batch.present.map(\.path) + batch.removed).map { Hex.string(PublishedRows.key($0)) }
+            try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1 AND path IN (SELECT decode(unnest($2::text[]), 'hex'))",
+                                   [host, "{" + paths.joined(separator: ",") + "}"])
+            var binaries = PublishedRows.Binaries()
+            if !batch.present.isEmpty {
+                try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
+                    for record in batch.present { PublishedRows.append(record, host: host, to: &rows, binaries: &binaries) }
+                }
+                try copy(binaries, host: host)
+            }
+            try connection.execute("""
+                UPDATE bundlefs_hosts SET sent_through = greatest(sent_through, $2), updated_at = now(),
+                    bundles = (SELECT count(*) FROM bundlefs_bundles WHERE host = $1)
+                WHERE host = $1
+                """, [host, String(batch.through)])
+        }
+    }
+
+    private func copy(_ binaries: PublishedRows.Binaries, host: String) throws {
+        guard !binaries.rows.isEmpty else { return }
+        try connection.copy(into: "bundlefs_binaries", columns: PublishedRows.binaryColumns) { rows in
+            for row in binaries.rows { rows.append(row) }
+        }
+    }
+
+    private func transaction<T>(host: String, _ body: () throws -> T) throws -> T {
+        try connection.executeScript("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PublishedSchema.migrationLock) # hashtext($1)::bigint)", [host])
+            let result = try body()
+            try connection.executeScript("COMMIT")
+            return result
+        } catch {
+            if connection.isUsable { try? connection.executeScript("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: Reading
+
+    /// The bundles matching a query on every host (or one), by host then path: the order `query`
+    /// lists one catalogue in.
+    public func bundles(matching query: BundleQuery, host: String? = nil) throws -> [PublishedBundle] {
+        var conditions: [String] = []
+        var parameters: [String?] = []
+        func parameter(_ value: String) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        if let host { conditions.append("b.host = \(parameter(host))") }
+        if let identifier = query.identifier {
+            let key = PublishedRows.identifierKey(identifier)
+            conditions.append(query.identifierIsGlob
+                ? "b.identifier_key LIKE \(parameter(Catalogue.likePattern(forGlob: key)))"
+                : "b.identifier_key = \(parameter(key))")
+        }
+        if let kind = query.kind { conditions.append("b.kind = \(parameter(kind))") }
+        if let under = query.under {
+            let values = Catalogue.subtreeValues(under).map { "\\x" + Hex.string(Array($0.utf8)) }
+            conditions.append("(b.path = \(parameter(values[0]))::bytea OR (b.path >= \(parameter(values[1]))::bytea AND b.path < \(parameter(values[2]))::bytea))")
+        }
+        if let inArchives = query.inArchives { conditions.append(inArchives ? "b.in_archive" : "NOT b.in_archive") }
+        if let uuidKey = query.uuidKey {
+            conditions.append("(b.host, b.path) IN (SELECT host, path FROM bundlefs_binaries WHERE uuid_key = \(parameter(uuidKey)))")
+        }
+        if let arch = query.arch {
+            conditions.append("(b.host, b.path) IN (SELECT host, path FROM bundlefs_binaries WHERE arch = \(parameter(arch)))")
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let rows = try connection.execute("SELECT b.host, b.record FROM bundlefs_bundles b \(whereClause) ORDER BY b.host, b.path", parameters)
+        return try rows.rows.map { row in
+            guard let host = row[0], let text = row[1], text.hasPrefix("\\x"), let bytes = Hex.bytes(text.dropFirst(2)) else {
+                throw PostgresError("a bundle row without its record")
+            }
+            return PublishedBundle(host: host, record: try RecordCoding.decode(bytes))
+        }
+    }
+}

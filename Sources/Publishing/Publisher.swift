@@ -1,0 +1,177 @@
+public import Catalogue
+import Foundation
+public import Logging
+import Synchronization
+
+/// Keeps one host's rows in PostgreSQL equal to the local catalogue: drains the outbox in batches,
+/// sends the host whole when PostgreSQL cannot be trusted to have what was sent before, and waits
+/// with backoff while PostgreSQL is away. Runs on a thread of its own beside the watcher; the
+/// outbox is what connects them, so neither waits for the other.
+public final class Publisher: Sendable {
+    public struct Settings: Sendable {
+        /// A libpq connection string; may hold a password, which is never shown (`PostgresURL.redacted`).
+        public var url: String
+        public var host: String
+        /// Changes per PostgreSQL transaction.
+        public var batchSize = 1_000
+        /// More waiting changes than this, and sending the host whole is cheaper.
+        public var wholeThreshold = 10_000
+        /// How often, when idle, PostgreSQL's row count is compared with the catalogue's.
+        public var verifyInterval: Double = 5
+        /// How often the outbox is looked at when idle.
+        public var pollInterval: Double = 0.2
+        public var firstBackoff: Double = 0.25
+        public var maximumBackoff: Double = 8
+
+        public init(url: String, host: String) {
+            self.url = url
+            self.host = host
+        }
+
+        /// The machine's host name, the default `host`.
+        public static var defaultHost: String { ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost" }
+    }
+
+    private let catalogue: Catalogue
+    private let settings: Settings
+    private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Where the previous publisher of this host stopped, or nil: send whole first.
+    private let resumeFrom: Int64?
+
+    /// Starts queueing changes in the catalogue now, so that nothing written from here on is missed.
+    public init(catalogue: Catalogue, settings: Settings, logger: Logger) throws {
+        self.catalogue = catalogue
+        self.settings = settings
+        self.logger = logger
+        resumeFrom = try catalogue.beginPublishing(PublicationStatus(
+            destination: PostgresURL.redacted(settings.url), host: settings.host, pid: getpid(), state: "starting", updatedAt: Date().timeIntervalSince1970))
+    }
+
+    public func start() {
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "bundlefs-publisher"
+        thread.start()
+    }
+
+    /// Asks the thread to stop after its current transaction, and waits for it.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        wakeUp.signal()
+        finished.wait()
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    private func run() {
+        var state = State(settings: settings, sendWholeFirst: resumeFrom == nil)
+        var connection: PublishedCatalogue?
+        while !isStopping {
+            do {
+                if connection?.isUsable != true {
+                    report(&state, "connecting")
+                    connection = try PublishedCatalogue(url: settings.url)
+                    state.verified = false
+                    if state.failing { logger.notice("publishing to \(state.destination) again") }
+                }
+                let worked = try cycle(connection!, &state)
+                state.failing = false
+                state.backoff = settings.firstBackoff
+                if !worked { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
+            } catch {
+                connection = nil
+                let message = PostgresURL.redacted("\(error)")
+                if state.lastError != message || !state.failing { logger.warning("publishing to \(state.destination): \(message); retrying in \(state.backoff) s") }
+                state.lastError = message
+                state.failing = true
+                state.lastErrorAt = Date().timeIntervalSince1970
+                report(&state, "waiting")
+                _ = wakeUp.wait(timeout: .now() + state.backoff)
+                state.backoff = min(state.backoff * 2, settings.maximumBackoff)
+            }
+        }
+        report(&state, "stopped")
+    }
+
+    /// One step: a whole send, a batch, or a check. False when there was nothing to do.
+    private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Bool {
+        let now = Date().timeIntervalSince1970
+        let backlog = try catalogue.outboxBacklog()
+        if state.sendWholeFirst || !state.verified || (backlog.changes == 0 && now - state.verifiedAt >= settings.verifyInterval) {
+            if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
+                report(&state, "sending whole")
+                let through = backlog.lastSequence
+                let sent = try connection.sendWhole(host: settings.host, from: catalogue, identity: state.identity(catalogue), through: through)
+                try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
+                logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(reason)")
+                state.sendWholeFirst = false
+            }
+            state.verified = true
+            state.verifiedAt = now
+            return true
+        }
+        guard let batch = try catalogue.outboxBatch(limit: settings.batchSize) else {
+            report(&state, "current")
+            return false
+        }
+        report(&state, "sending")
+        try connection.sendChanges(host: settings.host, batch: batch)
+        try catalogue.outboxSent(through: batch.through, whole: false, at: Date().timeIntervalSince1970)
+        return true
+    }
+
+    /// Why PostgreSQL's rows of this host cannot be brought up to date by the outbox, or nil.
+    private func reasonToSendWhole(_ connection: PublishedCatalogue, backlog: OutboxBacklog, state: State) throws -> String? {
+        if state.sendWholeFirst { return "the changes since it was last published were not queued" }
+        guard let published = try connection.host(settings.host) else { return "the host is new to this database" }
+        if published.catalogue != (try state.identity(catalogue)) { return "its rows there came from another catalogue file" }
+        if let sent = try catalogue.publicationStatus()?.sentThrough, published.sentThrough < sent {
+            return "the database lost changes it had (it has \(published.sentThrough) of \(sent))"
+        }
+        if backlog.changes > settings.wholeThreshold { return "\(backlog.changes) changes are waiting" }
+        if backlog.changes == 0 {
+            let rows = try connection.bundleCount(host: settings.host)
+            if rows != backlog.bundles { return "the database has \(rows) of its \(backlog.bundles) bundles" }
+        }
+        return nil
+    }
+
+    private func report(_ state: inout State, _ name: String) {
+        guard state.reported != name || state.reportedError != state.lastError else { return }
+        state.reported = name
+        state.reportedError = state.lastError
+        var status = PublicationStatus(destination: state.destination, host: settings.host, pid: getpid(), state: name,
+                                       updatedAt: Date().timeIntervalSince1970)
+        status.lastError = state.lastError
+        status.lastErrorAt = state.lastErrorAt
+        do { try catalogue.writePublicationState(status) } catch { logger.debug("cannot record the publisher's state: \(error)") }
+    }
+
+    /// What the loop carries between cycles.
+    private struct State {
+        let destination: String
+        var backoff: Double
+        var sendWholeFirst: Bool
+        var verified = false
+        var verifiedAt: Double = 0
+        var failing = false
+        /// The last error, kept after recovery for `status`.
+        var lastError: String?
+        var lastErrorAt: Double?
+        var reported: String?
+        var reportedError: String?
+
+        init(settings: Settings, sendWholeFirst: Bool) {
+            destination = PostgresURL.redacted(settings.url)
+            backoff = settings.firstBackoff
+            self.sendWholeFirst = sendWholeFirst
+        }
+
+        func identity(_ catalogue: Catalogue) throws -> String { try catalogue.identity() }
+    }
+}

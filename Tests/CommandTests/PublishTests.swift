@@ -1,0 +1,143 @@
+import BundleModel
+import Fixtures
+import Foundation
+import SystemCalls
+import Testing
+import TestSupport
+
+/// `bundlefs publish` and `query --database` against a real PostgreSQL server the test starts
+/// (SPEC.md, "Many hosts, one catalogue").
+@Suite struct PublishTests {
+    let temporary = TemporaryDirectory("publish")
+    var tree: TreeWriter { TreeWriter(root: temporary.appending("tree")) }
+    var catalogue: String { temporary.appending("catalogue.sqlite") }
+
+    func bundlefs(_ arguments: [String], catalogue: String? = nil) throws -> ProcessResult {
+        try Subprocess.bundlefs(arguments, catalogue: catalogue ?? self.catalogue)
+    }
+
+    /// The sample tree, plus names that are bytes: NFC and NFD twins, invalid UTF-8, a control
+    /// character, and an identifier in mixed case.
+    func writeTree() {
+        SampleTree.write(to: tree.root)
+        tree.macApp("Names/\(PublishNames.nfc)/Writer.app", identifier: "com.example.Writer.NFC")
+        tree.macApp("Names/\(PublishNames.nfd)/Writer.app", identifier: "com.example.writer.nfd")
+        tree.macApp("Names/\(PublishNames.invalid).app", identifier: "com.example.bytes")
+        tree.macApp("Names/Tab\tName.app", identifier: "com.example.tab")
+    }
+
+    /// Every query form answered from PostgreSQL equals the local catalogue's answer, table and
+    /// JSON, with the host added.
+    @Test func databaseQueriesEqualLocalOnes() throws {
+        let server = try PostgresServer()
+        writeTree()
+        #expect(try bundlefs(["index", tree.root]).status == 0)
+        let published = try bundlefs(["publish", server.url, "--host", "alpha"])
+        #expect(published.status == 0, "\(published)")
+        #expect(published.standardOutput.contains("as host alpha"))
+        let count = try JSONValue.parse(try bundlefs(["query", "--json"]).standardOutput).arrayValue?.count ?? 0
+        #expect(count > 20)
+        #expect(try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'alpha'") == "\(count)")
+
+        let uuid = BinarySlice.canonicalUUID(BenchmarkTree.uuid(0))
+        let queries: [[String]] = [
+            [], ["org.gnustep.Chess"], ["ORG.GNUSTEP.CHESS"], ["com.example.*"], ["*writer*"], ["com.example.?ytes"], ["--kind", "framework"],
+            ["--under", tree.path("Names")], ["--under", tree.path("Names/\(PublishNames.nfd)")], ["--arch", "arm64"], ["--arch", "x86_64"],
+            ["--in-archives"], ["--no-archives", "--kind", "application"], ["no.such.identifier"], ["--uuid", uuid],
+        ] + (try sampleUUIDs()).map { ["--uuid", $0] }
+        for query in queries {
+            let local = try bundlefs(["query", "--json"] + query)
+            let remote = try bundlefs(["query", "--json", "--database", server.url] + query)
+            #expect(local.status == 0 && remote.status == 0, "\(query): \(remote)")
+            let remoteObjects = try JSONValue.parse(remote.standardOutput).arrayValue ?? []
+            #expect(remoteObjects.allSatisfy { $0["host"] == .string("alpha") }, "\(query)")
+            #expect(try JSONValue.parse(local.standardOutput) == .array(remoteObjects.map(Self.withoutHost)), "\(query)")
+
+            let localTable = try bundlefs(["query"] + query).standardOutput
+            let remoteTable = try bundlefs(["query", "--database", server.url, "--host", "alpha"] + query).standardOutput
+            #expect(Self.withoutHostColumn(remoteTable) == Self.normalizedTable(localTable), "\(query)")
+        }
+    }
+
+    /// Two hosts in one database: each answers for itself, both together in host order;
+    /// publishing again replaces a host's rows and leaves the other's.
+    @Test func hostsAreKeptApart() throws {
+        let server = try PostgresServer()
+        let other = temporary.appending("other.sqlite")
+        tree.macApp("A/Tool.app", identifier: "com.example.tool")
+        tree.macApp("A/OnlyHere.app", identifier: "com.example.only-alpha")
+        #expect(try bundlefs(["index", tree.root]).status == 0)
+        let second = TreeWriter(root: temporary.appending("second"))
+        second.macApp("B/Tool.app", identifier: "com.example.tool")
+        #expect(try bundlefs(["index", second.root], catalogue: other).status == 0)
+        #expect(try bundlefs(["publish", server.url, "--host", "alpha"]).status == 0)
+        #expect(try bundlefs(["publish", server.url, "--host", "beta"], catalogue: other).status == 0)
+
+        let both = try JSONValue.parse(try bundlefs(["query", "com.example.tool", "--json", "--database", server.url]).standardOutput)
+        #expect(both.arrayValue?.map { [$0["host"]?.stringValue, $0["path"]?.stringValue] } == [
+            ["alpha", tree.path("A/Tool.app")], ["beta", second.path("B/Tool.app")],
+        ])
+        let table = try bundlefs(["query", "com.example.tool", "--database", server.url]).standardOutput
+        #expect(table.hasPrefix("HOST"))
+        #expect(table.contains("alpha") && table.contains("beta"))
+
+        tree.remove("A/OnlyHere.app")
+        #expect(try bundlefs(["index", tree.root]).status == 0)
+        #expect(try bundlefs(["publish", server.url, "--host", "alpha"]).status == 0)
+        #expect(try server.psql("SELECT host, count(*) FROM bundlefs_bundles GROUP BY host ORDER BY host") == "alpha|1\nbeta|1")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "1")
+    }
+
+    /// Errors name the database without its password, and say what is wrong.
+    @Test func errorsAreClearAndKeepPasswordsOut() throws {
+        tree.macApp("A/Tool.app", identifier: "com.example.tool")
+        #expect(try bundlefs(["index", tree.root]).status == 0)
+        let away = "postgresql://someone:hunter2@/postgres?host=\(temporary.appending("nothing-here"))&password=hunter3"
+        for arguments in [["publish", away], ["query", "--database", away]] {
+            let result = try bundlefs(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.standardError.contains("postgresql://someone@/postgres?host="), "\(result)")
+            #expect(result.standardError.contains("No such file") || result.standardError.contains("connect"), "\(result)")
+            #expect(!result.standardError.contains("hunter"), "\(result)")
+        }
+        #expect(try bundlefs(["publish", "not a url"]).standardError.contains("not a PostgreSQL connection string"))
+        #expect(try bundlefs(["query", "--host", "alpha"]).standardError.contains("--database"))
+
+        let server = try PostgresServer()
+        let empty = try bundlefs(["query", "--database", server.url])
+        #expect(empty.status == 1 && empty.standardError.contains("no bundlefs catalogue in this database"), "\(empty)")
+    }
+
+    // MARK: Helpers
+
+    func sampleUUIDs() throws -> [String] {
+        let all = try JSONValue.parse(try bundlefs(["query", "--json"]).standardOutput).arrayValue ?? []
+        let uuids = all.flatMap { $0["binaries"]?.arrayValue ?? [] }.compactMap { $0["uuid"]?.stringValue }
+        return Array(Set(uuids)).sorted().prefix(3).map { $0 }
+    }
+
+    static func withoutHost(_ object: JSONValue) -> JSONValue {
+        guard case let .object(members) = object else { return object }
+        return .object(members.filter { $0.0 != "host" })
+    }
+
+    /// A table's lines without trailing spaces (column widths differ with the host column).
+    static func normalizedTable(_ text: String) -> [String] {
+        text.split(separator: "\n").map { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        }
+    }
+
+    static func withoutHostColumn(_ text: String) -> [String] {
+        normalizedTable(text).map { line in
+            guard let space = line.firstIndex(of: " ") else { return line }
+            return String(line[line.index(after: space)...])
+        }
+    }
+}
+
+enum PublishNames {
+    static let nfc = "R\u{E9}sum\u{E9}"
+    static let nfd = "Re\u{301}sume\u{301}"
+    static let invalid = FileNameCoding.string(from: [0x42, 0x79, 0x74, 0xE9, 0xFF])
+}

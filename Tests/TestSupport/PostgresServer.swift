@@ -1,0 +1,124 @@
+public import Foundation
+import Fixtures
+
+/// A throw-away PostgreSQL cluster for one test: `initdb` in a temporary directory, served by
+/// `pg_ctl` as the unprivileged user `nobody` on a Unix socket in that directory (no TCP port), and
+/// stopped and removed when released, also when the test failed. Debian's `postgresql` package
+/// provides the programs (the Makefile installs it).
+public final class PostgresServer: @unchecked Sendable {
+    public let directory: String
+    var data: String { directory + "/data" }
+    var log: String { directory + "/server.log" }
+    private let programs: String
+    private(set) public var isRunning = false
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The directory holding initdb, pg_ctl and postgres, or nil when PostgreSQL is not installed.
+    public static var programsDirectory: String? {
+        let base = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).compactMap(Int.init).sorted()
+        return versions.last.map { "\(base)/\($0)/bin" }.flatMap { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") ? $0 : nil }
+    }
+
+    public init() throws {
+        guard let programs = Self.programsDirectory else {
+            throw Failure(description: "PostgreSQL is not installed (apt-get install postgresql; `make test` does)")
+        }
+        self.programs = programs
+        var template = Array("/tmp/bundlefs-postgres-XXXXXX".utf8CString)
+        guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw Failure(description: "mkdtemp: \(String(cString: strerror(errno)))")
+        }
+        directory = String(cString: created)
+        // PostgreSQL refuses to run as root: the cluster belongs to nobody.
+        chown(directory, 65534, 65534)
+        try asNobody("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"], timeout: 120)
+        // The server must not inherit the test process's descriptors: Foundation's Process learns
+        // that pg_ctl ended when its end of a socket closes, which a server holding a copy never lets
+        // happen (and other tests' pipes would never reach end of file). pg_ctl starts this instead.
+        let launcher = directory + "/postgres"
+        try "#!/bin/bash\nfor fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ \"$fd\" -gt 2 ]; then eval \"exec $fd>&-\"; fi; done 2>/dev/null\nexec \(programs)/postgres \"$@\"\n"
+            .write(toFile: launcher, atomically: false, encoding: .utf8)
+        chmod(launcher, 0o755)
+        try start()
+    }
+
+    /// A libpq URI for the `postgres` database over the socket.
+    public var url: String { "postgresql:///postgres?host=\(directory)&user=postgres" }
+
+    public func start() throws {
+        let options = "-k \(directory) -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        try asNobody("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-p", directory + "/postgres", "-o", options, "start"], timeout: 90)
+        isRunning = true
+    }
+
+    /// Stops the server; `immediate` is a crash (what a killed machine does), else a fast shutdown.
+    public func stop(immediate: Bool = false) throws {
+        guard isRunning else { return }
+        try asNobody("pg_ctl", ["-D", data, "-w", "-t", "60", "-m", immediate ? "immediate" : "fast", "stop"], timeout: 90)
+        isRunning = false
+    }
+
+    /// Runs SQL with psql; returns its unaligned, tuples-only output.
+    @discardableResult
+    public func psql(_ sql: String) throws -> String {
+        let result = try Subprocess.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], timeout: 120)
+        guard result.status == 0 else { throw Failure(description: "psql \(sql):\n\(result)") }
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Holds `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` in an open transaction until `release`, so a
+    /// writer's transaction waits inside, as long as the test wants.
+    public func lockTable(_ table: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        process.arguments = ["-X", "-q", "-d", url]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600);\n".utf8))
+        return process
+    }
+
+    public var serverLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// Runs a PostgreSQL program as nobody, its output to the server log (a file, never a pipe:
+    /// the server pg_ctl starts inherits it and would keep a pipe open forever).
+    private func asNobody(_ program: String, _ arguments: [String], timeout: Double) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "\(programs)/\(program)"] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": directory]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = directory + "/\(program).out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        chown(output, 65534, 65534)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw Failure(description: "\(program) took more than \(timeout) s")
+        }
+        guard process.terminationStatus == 0 else {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(program) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)\n\(serverLog)")
+        }
+    }
+
+    deinit {
+        try? stop(immediate: true)
+        removeTree(directory)
+    }
+}
