@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Fixtures
 
 /// A throw-away PostgreSQL cluster for one test: `initdb` in a temporary directory, served by
@@ -70,19 +70,46 @@ public final class PostgresServer: @unchecked Sendable {
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Holds `LOCK TABLE … IN ACCESS EXCLUSIVE MODE` in an open transaction until `release`, so a
-    /// writer's transaction waits inside, as long as the test wants.
-    public func lockTable(_ table: String) throws -> Process {
+    /// Holds `LOCK TABLE … IN EXCLUSIVE MODE` in an open transaction until released: reads go
+    /// on, a writer's transaction waits inside, as long as the test wants.
+    public func lockTable(_ table: String) throws -> TableLock {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-d", url]
+        process.arguments = ["-X", "-q", "-d", url + "&application_name=bundlefs-test-lock"]
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600);\n".utf8))
-        return process
+        input.fileHandleForWriting.write(Data("BEGIN; LOCK TABLE \(table) IN EXCLUSIVE MODE; SELECT pg_sleep(600);\n".utf8))
+        return TableLock(server: self, process: process, input: input)
+    }
+
+    /// A lock a test holds through psql.
+    public final class TableLock: @unchecked Sendable {
+        let server: PostgresServer
+        let process: Process
+        let input: Pipe
+        private var released = false
+
+        init(server: PostgresServer, process: Process, input: Pipe) {
+            self.server = server
+            self.process = process
+            self.input = input
+        }
+
+        /// Ends the lock holder's session (a backend in pg_sleep notices no client leaving), then psql.
+        public func release() throws {
+            guard !released else { return }
+            released = true
+            try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bundlefs-test-lock'")
+            try? input.fileHandleForWriting.close()
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+
+        deinit { try? release() }
     }
 
     public var serverLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
