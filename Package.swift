@@ -115,6 +115,10 @@ let package = Package(
             name: "IconImagesTests", dependencies: ["CIcns", "Fixtures", "IconImages", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
+            name: "PublishingTests",
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Publishing", "SystemCalls", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "IndexTests",
             dependencies: [
                 "Indexer", "Catalogue", "Records", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport",

@@ -14,8 +14,9 @@ public enum PostgresURL {
     public static func hasPassword(_ text: String) -> Bool { redacted(text) != text }
 
     /// The string with any password taken out.
+    /// Any `scheme://user:password@…`, not only libpq's, so a mistyped scheme shows none either.
     public static func redacted(_ text: String) -> String {
-        isURI(text) ? redactedURI(text) : redactedKeywords(text)
+        text.contains("://") ? redactedURI(text) : redactedKeywords(text)
     }
 
     private static func redactedURI(_ text: String) -> String {

@@ -37,7 +37,7 @@ struct ConfigurationTests {
     }
 
     @Test func errorsNameTheLine() {
-        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other)")
+        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host)")
         #expect(error("source = /a\nsource = /b") == "test.conf:2: `source` is already set on line 1")
         #expect(error("source /a") == "test.conf:1: expected `key = value`, found `source /a`")
         #expect(error("source = a\nmountpoint = /b") == "test.conf:1: `source` must be an absolute path or start with `~/`, not `a`")
@@ -47,6 +47,20 @@ struct ConfigurationTests {
         #expect(error("source = /a\nmountpoint = /b\nallow-other = maybe") == "test.conf:3: `allow-other` must be yes or no, not `maybe`")
         #expect(error("source = /a\nmountpoint = /b\nlanguages = ") == "test.conf:3: `languages` has no value")
         #expect(error("source = /a\nmountpoint = /b\nlanguages = !!").hasPrefix("test.conf:3: `languages`: "))
+    }
+
+    /// `publish` and `host` (SPEC "Many hosts"): a connection string without a password.
+    @Test func publishing() throws {
+        let configuration = try parse("source = /a\nmountpoint = /b\npublish = postgresql://bundlefs@db.example.com/catalogue?sslmode=verify-full\nhost = build-7")
+        #expect(configuration.publish == "postgresql://bundlefs@db.example.com/catalogue?sslmode=verify-full")
+        #expect(configuration.host == "build-7")
+        #expect(try parse("source = /a\nmountpoint = /b\npublish = service=catalogue").publish == "service=catalogue")
+        let refusal = "`publish` holds a password; put it in ~/.pgpass (or PGPASSFILE) instead, where libpq finds it"
+        #expect(error("source = /a\nmountpoint = /b\npublish = postgresql://bundlefs:hunter2@db/catalogue") == "test.conf:3: " + refusal)
+        #expect(error("source = /a\nmountpoint = /b\n\npublish = postgresql://db/catalogue?sslmode=require&password=hunter2") == "test.conf:4: " + refusal)
+        #expect(error("source = /a\nmountpoint = /b\npublish = host=db password='hunter 2' dbname=c") == "test.conf:3: " + refusal)
+        #expect(!error("source = /a\nmountpoint = /b\npublish = mysql://x:hunter2@db").contains("hunter2"))
+        #expect(error("source = /a\nmountpoint = /b\nhost = ") == "test.conf:3: `host` has no value")
     }
 
     @Test func servicesSideBySideGetTheirOwnCatalogues() {
