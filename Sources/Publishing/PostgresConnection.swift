@@ -25,7 +25,17 @@ public final class PostgresConnection {
     /// Connects with libpq's conventions: `url` is a URI or `key=value` string, and what it leaves
     /// out comes from `PGHOST`, `PGUSER`…, `PGSERVICE`, `~/.pgpass`, as psql does.
     public init(_ url: String) throws {
-        guard let handle = PQconnectdb(url) else { throw PostgresError("libpq could not allocate a connection") }
+        // A daemon must not hang on a server that never answers: connect_timeout 10 s unless the
+        // string or PGCONNECT_TIMEOUT says otherwise (later keywords win, so the string's own wins).
+        var keywords = ["dbname"], values = [url]
+        if getenv("PGCONNECT_TIMEOUT") == nil {
+            keywords.insert("connect_timeout", at: 0)
+            values.insert("10", at: 0)
+        }
+        let connected = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let handle = connected else { throw PostgresError("libpq could not allocate a connection") }
         self.handle = handle
         // Thrown from here on, the object is fully made: its deinit frees the handle.
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -186,6 +196,14 @@ public struct PostgresCopyRows {
             }
         }
     }
+}
+
+/// NULL-terminated arrays of C strings, as libpq's `…Params` functions take them.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+    defer { copies.forEach { free($0) } }
+    let constant = copies.map { $0.map { UnsafePointer($0) } }
+    return constant.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
 extension String {

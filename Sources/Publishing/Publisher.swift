@@ -59,11 +59,15 @@ public final class Publisher: Sendable {
         thread.start()
     }
 
-    /// Asks the thread to stop after its current transaction, and waits for it.
+    /// Asks the thread to stop after its current transaction, and waits for it a few seconds: a
+    /// transaction waiting on PostgreSQL must not hold the daemon up. What it had not committed
+    /// stays in the outbox for the next start.
     public func stop() {
         stopping.store(true, ordering: .relaxed)
         wakeUp.signal()
-        finished.wait()
+        if finished.wait(timeout: .now() + 5) == .timedOut {
+            logger.warning("publishing to \(PostgresURL.redacted(settings.url)) did not finish its transaction; its changes are sent on the next start")
+        }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }

@@ -173,6 +173,11 @@ if settings.index {
     report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
 }
 
+if settings.index {
+    progress("publishing figures: \(settings.bundles) bundles to a local PostgreSQL, then \(PublishBench.hosts) hosts ...")
+    try PublishBench.run(binary: settings.binary, catalogue: cataloguePath, output: settings.output, bundles: settings.bundles, runs: settings.runs, report: &report)
+}
+
 if settings.watch {
     progress("watcher figures: a fresh tree of \(settings.bundles) bundles, \(settings.latencyChanges) single changes, then a storm ...")
     let figures = try WatchBench.run(binary: settings.binary, output: settings.output, bundles: settings.bundles, changes: settings.latencyChanges)

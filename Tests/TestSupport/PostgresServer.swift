@@ -64,10 +64,16 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Runs SQL with psql; returns its unaligned, tuples-only output.
     @discardableResult
-    public func psql(_ sql: String) throws -> String {
-        let result = try Subprocess.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], timeout: 120)
+    public func psql(_ sql: String, timeout: Double = 120) throws -> String {
+        let result = try Subprocess.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql], timeout: timeout)
         guard result.status == 0 else { throw Failure(description: "psql \(sql):\n\(result)") }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs SQL with psql, its output (a `COPY … TO STDOUT`, say) into a file.
+    public func psql(_ sql: String, to file: String) throws {
+        let result = try Subprocess.run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-o", file, "-c", sql], timeout: 600)
+        guard result.status == 0 else { throw Failure(description: "psql \(sql):\n\(result)") }
     }
 
     /// Holds `LOCK TABLE … IN EXCLUSIVE MODE` in an open transaction until released: reads go

@@ -174,6 +174,33 @@ final class PublishingHost: @unchecked Sendable {
         #expect(try host.watcher!.stop() == 0)
     }
 
+    /// SIGTERM while a batch waits on PostgreSQL: the daemon still stops within seconds, and the
+    /// batch, still in the outbox, is sent on the next start.
+    @Test func stopsPromptlyWhileABatchWaits() throws {
+        let server = try PostgresServer()
+        let host = PublishingHost("stopping")
+        host.tree.macApp("Apps/First.app", identifier: "com.example.first")
+        try host.start(publishingTo: server.url)
+        try host.converge(to: server.url, "before the stop")
+        let lock = try server.lockTable("bundlefs_bundles")
+        try poll(timeout: 30, "the test's lock on bundlefs_bundles") {
+            try server.psql("SELECT count(*) FROM pg_locks WHERE relation = 'bundlefs_bundles'::regclass AND mode = 'ExclusiveLock' AND granted") == "1"
+        }
+        host.tree.macApp("Apps/Second.app", identifier: "com.example.second")
+        try poll(timeout: 30, "the publisher's batch to wait inside its transaction") {
+            try server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM bundlefs_bundles%'") == "1"
+        }
+        let stopping = Date()
+        #expect(try host.watcher!.stop(SIGTERM, timeout: 20) == 0)
+        #expect(Date().timeIntervalSince(stopping) < 15)
+        #expect(host.watcher!.log.contains("did not finish its transaction"))
+        try lock.release()
+        #expect(try Catalogue(path: host.catalogue, mode: .readOnly).outboxBacklog().changes > 0)
+        try host.start(publishingTo: server.url)
+        try host.converge(to: server.url, "after the restart")
+        #expect(try host.watcher!.stop() == 0)
+    }
+
     /// Rows of a host deleted in PostgreSQL by hand (some, then the host itself): sent whole.
     /// Restarted without publishing, the daemon stops queueing changes.
     @Test func rowsLostInPostgreSQLAreSentWhole() throws {
