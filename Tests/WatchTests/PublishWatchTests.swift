@@ -63,6 +63,23 @@ final class PublishingHost: @unchecked Sendable {
         }
     }
 
+    /// Starts publishing and converges, then makes `changes` while the test holds a lock on the
+    /// bundles table, and returns once the publisher's batch waits inside its transaction.
+    func holdBatch(on server: PostgresServer, _ changes: () -> Void) throws -> PostgresServer.TableLock {
+        try start(publishingTo: server.url)
+        try converge(to: server.url, "before the batch")
+        let lock = try server.lockTable("bundlefs_bundles")
+        try poll(timeout: 30, "the test's lock on bundlefs_bundles") {
+            try server.psql("SELECT count(*) FROM pg_locks WHERE relation = 'bundlefs_bundles'::regclass AND mode = 'ExclusiveLock' AND granted") == "1"
+        }
+        changes()
+        try waitForConvergence(catalogue: catalogue, root: tree.root, timeout: 30, "the changes")
+        try poll(timeout: 30, "the publisher's batch to wait inside its transaction") {
+            try server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM bundlefs_bundles%'") == "1"
+        }
+        return lock
+    }
+
     func publishing() throws -> JSONValue? {
         let status = try bundlefs(["status", "--json"])
         return try JSONValue.parse(status.standardOutput)["publishing"]
@@ -147,18 +164,9 @@ final class PublishingHost: @unchecked Sendable {
         let server = try PostgresServer()
         let host = PublishingHost("killed")
         host.tree.macApp("Apps/First.app", identifier: "com.example.first")
-        try host.start(publishingTo: server.url)
-        try host.converge(to: server.url, "before the kill")
-
-        let lock = try server.lockTable("bundlefs_bundles")
-        try poll(timeout: 30, "the test's lock on bundlefs_bundles") {
-            try server.psql("SELECT count(*) FROM pg_locks WHERE relation = 'bundlefs_bundles'::regclass AND mode = 'ExclusiveLock' AND granted") == "1"
-        }
-        for index in 0..<5 { host.tree.macApp("Apps/New\(index).app", identifier: "com.example.new\(index)") }
-        host.tree.remove("Apps/First.app")
-        try waitForConvergence(catalogue: host.catalogue, root: host.tree.root, timeout: 30, "the changes")
-        try poll(timeout: 30, "the publisher's batch to wait inside its transaction") {
-            try server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM bundlefs_bundles%'") == "1"
+        let lock = try host.holdBatch(on: server) {
+            for index in 0..<5 { host.tree.macApp("Apps/New\(index).app", identifier: "com.example.new\(index)") }
+            host.tree.remove("Apps/First.app")
         }
         host.watcher!.signal(SIGKILL)
         try poll(timeout: 30, "the killed watcher to exit") { !host.watcher!.process.isRunning }
@@ -180,16 +188,7 @@ final class PublishingHost: @unchecked Sendable {
         let server = try PostgresServer()
         let host = PublishingHost("stopping")
         host.tree.macApp("Apps/First.app", identifier: "com.example.first")
-        try host.start(publishingTo: server.url)
-        try host.converge(to: server.url, "before the stop")
-        let lock = try server.lockTable("bundlefs_bundles")
-        try poll(timeout: 30, "the test's lock on bundlefs_bundles") {
-            try server.psql("SELECT count(*) FROM pg_locks WHERE relation = 'bundlefs_bundles'::regclass AND mode = 'ExclusiveLock' AND granted") == "1"
-        }
-        host.tree.macApp("Apps/Second.app", identifier: "com.example.second")
-        try poll(timeout: 30, "the publisher's batch to wait inside its transaction") {
-            try server.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM bundlefs_bundles%'") == "1"
-        }
+        let lock = try host.holdBatch(on: server) { host.tree.macApp("Apps/Second.app", identifier: "com.example.second") }
         let stopping = Date()
         #expect(try host.watcher!.stop(SIGTERM, timeout: 20) == 0)
         #expect(Date().timeIntervalSince(stopping) < 15)
