@@ -70,15 +70,16 @@ public final class PostgresConnection {
         _ = try PostgresRows(checking: PQexec(handle, sql), connection: handle)
     }
 
-    /// `COPY table (columns) FROM STDIN` in text format; `body` writes the rows.
+    /// `COPY table (columns) FROM STDIN` in binary format; `body` writes the rows.
     public func copy(into table: String, columns: [String], _ body: (inout PostgresCopyRows) throws -> Void) throws {
-        let started = PQexec(handle, "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")
+        let started = PQexec(handle, "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN (FORMAT binary)")
         guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try PostgresRows(checking: started, connection: handle); return }
         PQclear(started)
         var rows = PostgresCopyRows(columns: columns.count)
         var failure: (any Error)?
         do {
             try body(&rows)
+            rows.finish()
             try send(rows.buffer)
         } catch {
             failure = error
@@ -144,58 +145,6 @@ public struct PostgresRows {
     public var isEmpty: Bool { rows.isEmpty }
     /// The first column of the first row.
     public var scalar: String? { rows.first?.first ?? nil }
-}
-
-/// Rows for `COPY … FROM STDIN` in text format: tab-separated, `\N` for NULL, and backslash,
-/// tab, newline and carriage return escaped, so any text and any bytes survive.
-public struct PostgresCopyRows {
-    let columns: Int
-    var buffer: [UInt8] = []
-    private var written = 0
-
-    init(columns: Int) { self.columns = columns }
-
-    public enum Value {
-        case text(String)
-        case bytes([UInt8])
-        case integer(Int64)
-        case boolean(Bool)
-        case null
-    }
-
-    /// Bytes buffered and not yet sent.
-    public var bufferedBytes: Int { buffer.count }
-
-    public mutating func append(_ values: [Value]) {
-        precondition(values.count == columns, "a COPY row has one value per column")
-        for (index, value) in values.enumerated() {
-            if index > 0 { buffer.append(0x09) }
-            switch value {
-            case .null: buffer += [0x5C, 0x4E]
-            case .integer(let number): buffer += Array(String(number).utf8)
-            case .boolean(let flag): buffer.append(flag ? 0x74 : 0x66)
-            case .text(let text): appendEscaped(text.utf8.lazy.filter { $0 != 0 })
-            case .bytes(let bytes):
-                // bytea's hex form, its backslash escaped for COPY: \\x0102…
-                buffer += [0x5C, 0x5C, 0x78]
-                Hex.append(bytes, to: &buffer)
-            }
-        }
-        buffer.append(0x0A)
-        written += 1
-    }
-
-    private mutating func appendEscaped<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for byte in bytes {
-            switch byte {
-            case 0x5C: buffer += [0x5C, 0x5C]
-            case 0x09: buffer += [0x5C, 0x74]
-            case 0x0A: buffer += [0x5C, 0x6E]
-            case 0x0D: buffer += [0x5C, 0x72]
-            default: buffer.append(byte)
-            }
-        }
-    }
 }
 
 /// NULL-terminated arrays of C strings, as libpq's `…Params` functions take them.

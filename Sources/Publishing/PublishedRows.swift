@@ -29,10 +29,10 @@ enum PublishedRows {
             .text(host), .bytes(key), .text(record.path.string), identifier.map { .text($0) } ?? .null,
             identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
-            .boolean(record.archive != nil), .integer(Int64(record.errors.count)), .bytes(RecordCoding.encode(record)),
+            .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
         ])
         for (index, slice) in record.binaries.enumerated() {
-            binaries.rows.append([.text(host), .bytes(key), .integer(Int64(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
+            binaries.rows.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
         }
     }
 }

@@ -14,11 +14,11 @@ public enum Spawn {
 
     /// Runs `executable` with its standard streams on /dev/null and waits for it; for programs
     /// that leave a daemon behind (bindfs), which must not hold any of our descriptors.
-    public static func runDetached(_ executable: String, arguments: [String]) throws -> Int32 {
+    public static func runDetached(_ executable: String, arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
         let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { throw SystemError.last("open", path: "/dev/null") }
         defer { close(null) }
-        return wait(try start(executable, name: executable, arguments: arguments, environment: [:], standardOutput: null, standardError: null))
+        return wait(try start(executable, name: executable, arguments: arguments, environment: environment, standardOutput: null, standardError: null))
     }
 
     /// posix_spawn with every descriptor but the standard streams closed in the child.

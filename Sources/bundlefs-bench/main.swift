@@ -26,6 +26,7 @@ struct Settings {
     var watch = true
     var view = true
     var million = true
+    var publish = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
@@ -42,8 +43,9 @@ struct Settings {
             case "--skip-watch": watch = false
             case "--skip-view": view = false
             case "--skip-million": million = false
+            case "--skip-publish": publish = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
-            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-index --skip-watch --skip-view --skip-million")
+            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-index --skip-watch --skip-view --skip-million --skip-publish")
             }
         }
         output = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
@@ -173,7 +175,12 @@ if settings.index {
     report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
 }
 
-if settings.index {
+if settings.publish {
+    // The index section leaves its catalogue; alone, this section makes one.
+    if !FileManager.default.fileExists(atPath: cataloguePath) || !settings.index {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
+        _ = Timing.run(settings.binary, ["index", treeRoot], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
+    }
     progress("publishing figures: \(settings.bundles) bundles to a local PostgreSQL, then \(PublishBench.hosts) hosts ...")
     try PublishBench.run(binary: settings.binary, catalogue: cataloguePath, output: settings.output, bundles: settings.bundles, runs: settings.runs, report: &report)
 }
