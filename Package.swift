@@ -138,7 +138,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["BundleModel", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

@@ -1,3 +1,4 @@
+import BundleModel
 import Fixtures
 import Foundation
 import SystemCalls
@@ -69,7 +70,9 @@ import Glibc
         #expect(!isMounted(mountPoint), "the view is unmounted on SIGTERM")
     }
 
+    /// The configuration file's settings, `publish` and `host` among them (a real PostgreSQL).
     @Test func withoutArgumentsItServesTheConfiguration() throws {
+        let server = try PostgresServer()
         let mountPoint = directory.appending("configured mount")
         let configHome = directory.appending("config")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
@@ -79,6 +82,8 @@ import Glibc
             source = \(source)
             mountpoint = \(mountPoint)
             languages = de-CH, en
+            publish = \(server.url)
+            host = served
             """.write(toFile: Paths.join(configHome, "bundlefs/bundlefs.conf"), atomically: true, encoding: .utf8)
         let cache = directory.appending("cache")
         let (process, socket) = try serve([], environment: ["XDG_CONFIG_HOME": configHome, "XDG_CACHE_HOME": cache,
@@ -88,6 +93,12 @@ import Glibc
         #expect(try FileManager.default.contentsOfDirectory(atPath: Paths.join(mountPoint, "Applications")).contains("Schach"),
                 "the configuration's languages apply")
         #expect(FileManager.default.fileExists(atPath: Paths.join(cache, "bundlefs/catalogue.sqlite")), "the default catalogue")
+        let local = try Subprocess.bundlefs(["query", "--json"], catalogue: Paths.join(cache, "bundlefs/catalogue.sqlite")).standardOutput
+        let bundles = try JSONValue.parse(local).arrayValue?.count ?? 0
+        #expect(bundles > 20)
+        try poll(timeout: 30, "the configuration's publish to reach PostgreSQL") {
+            try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'served'") == "\(bundles)"
+        }
         kill(process.processIdentifier, SIGINT)
         try poll(timeout: 30, "serve to exit") { hasExited(process) }
         #expect(process.terminationStatus == 0)
