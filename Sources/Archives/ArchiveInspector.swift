@@ -26,9 +26,23 @@ public struct ArchiveInspector: Sendable {
     public static let suffixes = [".ipa", ".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz",
                                   ".tzst", ".tar.zst", ".xar", ".pkg", ".xip", ".cpio"]
 
+    private static let suffixBytes = suffixes.map { Array($0.utf8) }
+
+    /// Asked of every file name a walk lists: compares bytes, ASCII case folded, without making a
+    /// lower-cased copy of the name.
     public static func isArchiveName(_ name: FileName) -> Bool {
-        let lower = name.string.lowercased()
-        return suffixes.contains { lower.hasSuffix($0) && lower.count > $0.count }
+        var text = name.string
+        return text.withUTF8 { bytes in
+            suffixBytes.contains { suffix in
+                guard bytes.count > suffix.count else { return false }
+                let start = bytes.count - suffix.count
+                for index in 0..<suffix.count {
+                    let byte = bytes[start + index]
+                    if ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) != suffix[index] { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// Reads the archive at `path` (absolute; opened by `open`, which confines it as the caller's
