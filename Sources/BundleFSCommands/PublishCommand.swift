@@ -23,7 +23,7 @@ struct PublishCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        if !PostgresURL.looksValid(url) { throw ValidationError("\(PostgresURL.redacted(url)): not a PostgreSQL connection string (postgresql://… or key=value)") }
+        if !PostgresURL.looksValid(url) { throw ValidationError("the database is not a PostgreSQL connection string (postgresql://… or key=value words)") }
         if let host, host.isEmpty { throw ValidationError("--host cannot be empty") }
     }
 
@@ -37,7 +37,7 @@ struct PublishCommand: ParsableCommand {
             let sent = try published.sendWhole(host: name, from: catalogue, identity: catalogue.identity(), through: catalogue.outboxHead())
             print("published \(sent) bundle\(sent == 1 ? "" : "s") as host \(name) to \(destination) in \(String(format: "%.2f", Clocks.monotonicSeconds() - started)) s")
         } catch let error as PostgresError {
-            throw UserError("\(destination): \(PostgresURL.redacted(error.message))")
+            throw UserError("\(destination): \(error.message)")
         }
     }
 }

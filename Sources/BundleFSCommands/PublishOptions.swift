@@ -14,7 +14,7 @@ struct PublishOptions: ParsableArguments {
     var host: String?
 
     func validate() throws {
-        if let url, !PostgresURL.looksValid(url) { throw ValidationError("--publish \(PostgresURL.redacted(url)): not a PostgreSQL connection string (postgresql://… or key=value)") }
+        if let url, !PostgresURL.looksValid(url) { throw ValidationError("--publish: not a PostgreSQL connection string (postgresql://… or key=value words)") }
         if let host, host.isEmpty { throw ValidationError("--host cannot be empty") }
     }
 

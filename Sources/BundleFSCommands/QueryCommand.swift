@@ -48,7 +48,7 @@ struct QueryCommand: ParsableCommand {
     func validate() throws {
         if host != nil && database == nil { throw ValidationError("--host narrows a --database query; give --database too") }
         if let database, !PostgresURL.looksValid(database) {
-            throw ValidationError("--database \(PostgresURL.redacted(database)): not a PostgreSQL connection string (postgresql://… or key=value)")
+            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
         }
     }
 
@@ -95,7 +95,7 @@ struct QueryCommand: ParsableCommand {
         do {
             return .success(try PublishedCatalogue(readingFrom: database).bundles(matching: query, host: host))
         } catch {
-            return .failure(UserError("\(PostgresURL.redacted(database)): \(PostgresURL.redacted("\(error)"))"))
+            return .failure(UserError("\(PostgresURL.redacted(database)): \(error)"))
         }
     }
 }

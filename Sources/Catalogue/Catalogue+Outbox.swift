@@ -63,9 +63,10 @@ extension Catalogue {
             let existing = try Row.fetchOne(db, sql: "SELECT host, destination, sent_through FROM publication WHERE id = 1")
             let continuing = existing.map { $0["host"] as String == status.host && $0["destination"] as String == status.destination } ?? false
             if !continuing { try db.execute(sql: "DELETE FROM outbox") }
-            let sentThrough: Int64? = continuing ? existing?["sent_through"] : nil
-            try Self.writePublication(db, status, sentThrough: sentThrough ?? 0)
-            return sentThrough
+            // A whole send owed and not yet made (-1) stays owed across restarts until one commits.
+            let previous: Int64 = continuing ? existing?["sent_through"] ?? Self.wholeSendOwed : Self.wholeSendOwed
+            try Self.writePublication(db, status, sentThrough: previous)
+            return previous == Self.wholeSendOwed ? nil : previous
         }
     }
 
@@ -76,6 +77,9 @@ extension Catalogue {
             try db.execute(sql: "DELETE FROM outbox")
         }
     }
+
+    /// `publication.sent_through` while the host must be sent whole before anything else.
+    static let wholeSendOwed: Int64 = -1
 
     /// The publisher's state and last error (how far it got is `outboxSent`'s to record).
     public func writePublicationState(_ status: PublicationStatus) throws {
@@ -146,9 +150,16 @@ extension Catalogue {
     public func outboxSent(through sequence: Int64, whole: Bool, at time: Double) throws {
         try write { db in
             try db.execute(sql: "DELETE FROM outbox WHERE seq <= ?", arguments: [sequence])
-            try db.execute(sql: "UPDATE publication SET sent_through = max(sent_through, ?), last_sent_at = ?, updated_at = ? WHERE id = 1",
-                           arguments: [sequence, time, time])
-            if whole { try db.execute(sql: "UPDATE publication SET last_whole_at = ? WHERE id = 1", arguments: [time]) }
+            if whole {
+                try db.execute(sql: "UPDATE publication SET sent_through = max(sent_through, ?), last_sent_at = ?, last_whole_at = ?, updated_at = ? WHERE id = 1",
+                               arguments: [sequence, time, time, time])
+            } else {
+                // A batch never settles a whole send still owed.
+                try db.execute(sql: """
+                    UPDATE publication SET sent_through = CASE WHEN sent_through = ? THEN sent_through ELSE max(sent_through, ?) END,
+                        last_sent_at = ?, updated_at = ? WHERE id = 1
+                    """, arguments: [Self.wholeSendOwed, sequence, time, time])
+            }
         }
     }
 

@@ -21,10 +21,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 /// never spliced into SQL; `COPY … FROM STDIN` is the bulk path.
 public final class PostgresConnection {
     private let handle: OpaquePointer
+    /// The password the string carries, if any: taken out of every message libpq gives back.
+    private let password: String?
 
     /// Connects with libpq's conventions: `url` is a URI or `key=value` string, and what it leaves
     /// out comes from `PGHOST`, `PGUSER`…, `PGSERVICE`, `~/.pgpass`, as psql does.
     public init(_ url: String) throws {
+        // Parsed first: libpq's own complaint about a malformed string may quote any part of it.
+        password = try PostgresURL.parsedPassword(url)
         // A daemon must not hang on a server that never answers: connect_timeout 10 s unless the
         // string or PGCONNECT_TIMEOUT says otherwise (later keywords win, so the string's own wins).
         var keywords = ["dbname"], values = [url]
@@ -40,12 +44,12 @@ public final class PostgresConnection {
         // Thrown from here on, the object is fully made: its deinit frees the handle.
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle))
-            throw PostgresError(message.isEmpty ? "cannot connect" : message)
+            throw PostgresError(message.isEmpty ? "cannot connect" : scrubbed(message))
         }
         // Text goes both ways as UTF-8 whatever the database's encoding.
         guard PQsetClientEncoding(handle, "UTF8") == 0 else {
             let message = String(cString: PQerrorMessage(handle))
-            throw PostgresError("cannot use UTF-8 with this database: \(message)")
+            throw PostgresError("cannot use UTF-8 with this database: \(scrubbed(message))")
         }
         // Our own notices ("relation already exists, skipping") are not the user's business.
         _ = PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -62,18 +66,25 @@ public final class PostgresConnection {
         let result = withTextParameters(parameters) { values in
             PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
-        return try PostgresRows(checking: result, connection: handle)
+        return try scrubbingErrors { try PostgresRows(checking: result, connection: handle) }
+    }
+
+    /// A message without the connection's password in it, raw or percent-encoded.
+    func scrubbed(_ message: String) -> String { PostgresURL.removing(password, from: message) }
+
+    private func scrubbingErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as PostgresError { throw PostgresError(scrubbed(error.message), sqlState: error.sqlState) }
     }
 
     /// Runs several statements given as one string (no parameters): schema changes.
     public func executeScript(_ sql: String) throws {
-        _ = try PostgresRows(checking: PQexec(handle, sql), connection: handle)
+        _ = try scrubbingErrors { try PostgresRows(checking: PQexec(handle, sql), connection: handle) }
     }
 
     /// `COPY table (columns) FROM STDIN` in binary format; `body` writes the rows.
     public func copy(into table: String, columns: [String], _ body: (inout PostgresCopyRows) throws -> Void) throws {
         let started = PQexec(handle, "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN (FORMAT binary)")
-        guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try PostgresRows(checking: started, connection: handle); return }
+        guard PQresultStatus(started) == PGRES_COPY_IN else { _ = try scrubbingErrors { try PostgresRows(checking: started, connection: handle) }; return }
         PQclear(started)
         var rows = PostgresCopyRows(columns: columns.count)
         var failure: (any Error)?
@@ -84,11 +95,23 @@ public final class PostgresConnection {
         } catch {
             failure = error
         }
-        if let failure { PQputCopyEnd(handle, "\(failure)") } else { PQputCopyEnd(handle, nil) }
-        // The COPY's outcome, then the end of the results.
         var firstError: (any Error)? = failure
+        let ended = failure == nil ? PQputCopyEnd(handle, nil) : PQputCopyEnd(handle, "bundlefs stopped the copy")
+        if ended != 1 {
+            firstError = firstError ?? PostgresError(scrubbed(String(cString: PQerrorMessage(handle))))
+        }
+        // The COPY's outcome, then the end of the results. A server still waiting for data (the
+        // end could not be sent) is told again to end, as psql does, rather than waited on forever.
+        var endings = 0
         while let result = PQgetResult(handle) {
-            do { _ = try PostgresRows(checking: result, connection: handle) } catch { firstError = firstError ?? error }
+            if PQresultStatus(result) == PGRES_COPY_IN {
+                PQclear(result)
+                endings += 1
+                firstError = firstError ?? PostgresError("the server did not take the end of the copy")
+                if endings > 3 || PQputCopyEnd(handle, "bundlefs could not end the copy") != 1 { break }
+                continue
+            }
+            do { _ = try scrubbingErrors { try PostgresRows(checking: result, connection: handle) } } catch { firstError = firstError ?? error }
         }
         if let firstError { throw firstError }
     }
@@ -99,7 +122,7 @@ public final class PostgresConnection {
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
         }
-        guard status == 1 else { throw PostgresError(String(cString: PQerrorMessage(handle))) }
+        guard status == 1 else { throw PostgresError(scrubbed(String(cString: PQerrorMessage(handle)))) }
     }
 
     /// Streams COPY data written so far, so that a large copy is not held whole in memory.

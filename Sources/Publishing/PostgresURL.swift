@@ -1,3 +1,5 @@
+import CPostgres
+
 /// Connection strings as users write them for libpq: a URI (`postgresql://user@host/db?sslmode=…`)
 /// or `key=value` words. A password may be in one (libpq allows it); it must never reach a log line,
 /// `status` or the catalogue, so everything shown goes through `redacted`.
@@ -14,24 +16,77 @@ public enum PostgresURL {
     public static func hasPassword(_ text: String) -> Bool { redacted(text) != text }
 
     /// The string with any password taken out.
-    /// Any `scheme://user:password@…`, not only libpq's, so a mistyped scheme shows none either.
+    /// The string with any password taken out: structurally (a URI's user part, `password`
+    /// parameters and words), then, as a net, wherever the password libpq would use still shows.
     public static func redacted(_ text: String) -> String {
-        text.contains("://") ? redactedURI(text) : redactedKeywords(text)
+        // A string libpq cannot parse may hold a password in a form nothing here recognises.
+        let password: String?
+        do { password = try parsedPassword(text) } catch { return "(a connection string libpq cannot parse)" }
+        return removing(password, from: isURI(text) ? redactedURI(text) : redactedKeywords(text))
     }
 
+    /// The password libpq finds in the string, or nil; a string libpq cannot parse is an error
+    /// whose message quotes nothing of it (libpq's would).
+    public static func parsedPassword(_ text: String) throws -> String? {
+        var message: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(text, &message) else {
+            if let message { PQfreemem(message) }
+            throw PostgresError("the connection string is malformed (libpq cannot parse it; its message is not shown because it may quote a password)")
+        }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "password", let value = option.pointee.val {
+                let password = String(cString: value)
+                return password.isEmpty ? nil : password
+            }
+            option += 1
+        }
+        return nil
+    }
+
+    /// `text` with every occurrence of `password`, as written or percent-encoded, replaced.
+    static func removing(_ password: String?, from text: String) -> String {
+        guard let password, !password.isEmpty else { return text }
+        var result = text
+        for form in Set([password, percentEncoded(password)]) { result = result.replacingAll(form, with: "***") }
+        return result
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte) {
+                encoded.append(Character(Unicode.Scalar(byte)))
+            } else {
+                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return encoded
+    }
+
+    /// libpq's reading: the user part ends at the first `/` after the scheme (a `?` or `#` in a
+    /// password is the password's), and query keys are percent-decoded.
     private static func redactedURI(_ text: String) -> String {
         let schemeEnd = text.range(of: "://")!.upperBound
         let rest = text[schemeEnd...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        var authority = String(rest[..<authorityEnd])
+        let hostPartEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = String(rest[..<hostPartEnd])
+        var tail = String(rest[hostPartEnd...])
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
             if let colon = user.firstIndex(of: ":") { authority = String(user[..<colon]) + authority[at...] }
+        } else if let question = authority.firstIndex(of: "?") {
+            // No user part: the query starts in what looked like the host part.
+            tail = String(authority[question...]) + tail
+            authority = String(authority[..<question])
         }
-        var tail = String(rest[authorityEnd...])
         if let question = tail.firstIndex(of: "?") {
             let query = tail[tail.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
-            let kept = query.filter { !$0.lowercased().hasPrefix("password=") }
+            let kept = query.filter { parameter in
+                let key = parameter.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+                return (key.removingPercentEncoding ?? key).lowercased() != "password"
+            }
             tail = String(tail[..<question]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         }
         return String(text[..<schemeEnd]) + authority + tail
@@ -65,7 +120,14 @@ public enum PostgresURL {
     }
 
     private static func endOfValue(_ text: String, from start: String.Index) -> String.Index {
-        guard start < text.endIndex, text[start] == "'" else { return text[start...].firstIndex { $0.isWhitespace } ?? text.endIndex }
+        guard start < text.endIndex, text[start] == "'" else {
+            var cursor = start
+            while cursor < text.endIndex, !text[cursor].isWhitespace {
+                if text[cursor] == "\\" { cursor = text.index(after: cursor); if cursor == text.endIndex { break } }
+                cursor = text.index(after: cursor)
+            }
+            return cursor
+        }
         var cursor = text.index(after: start)
         while cursor < text.endIndex {
             if text[cursor] == "\\" {
@@ -78,4 +140,31 @@ public enum PostgresURL {
         }
         return text.endIndex
     }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.range(of: target) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+
+    /// Percent-decoding of a URI component; nil when a `%` is not followed by two hex digits.
+    var removingPercentEncoding: String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == 0x25 else { bytes.append(byte); continue }
+            guard let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -74,14 +74,19 @@ public final class PublishedCatalogue {
                 """, [host, identity, String(through)])
             try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1", [host])
             var binaries = PublishedRows.Binaries()
-            var sent = 0
+            // Chunks are read one transaction each: a path deleted and written again meanwhile comes
+            // back under a new row id. Its first version is sent; the newer one is in the outbox
+            // after `through`, so a batch sends it next.
+            var sentPaths = Set<FilePath>()
             try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
                 try catalogue.forEachBundleChunk { chunk in
-                    for bundle in chunk { PublishedRows.append(bundle.record, host: host, to: &rows, binaries: &binaries) }
-                    sent += chunk.count
+                    for bundle in chunk where sentPaths.insert(bundle.record.path).inserted {
+                        PublishedRows.append(bundle.record, host: host, to: &rows, binaries: &binaries)
+                    }
                     try connection.flush(&rows)
                 }
             }
+            let sent = sentPaths.count
             try copy(binaries, host: host)
             try connection.execute("UPDATE bundlefs_hosts SET bundles = $2 WHERE host = $1", [host, String(sent)])
             return sent

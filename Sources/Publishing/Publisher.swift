@@ -89,7 +89,7 @@ public final class Publisher: Sendable {
                 if !worked { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
             } catch {
                 connection = nil
-                let message = PostgresURL.redacted("\(error)")
+                let message = "\(error)" // PostgresConnection takes the password out of what libpq says
                 if state.lastError != message || !state.failing { logger.warning("publishing to \(state.destination): \(message); retrying in \(state.backoff) s") }
                 state.lastError = message
                 state.failing = true

@@ -85,7 +85,7 @@ public struct ServeConfiguration: Sendable, Equatable {
         }
         if let (value, line) = values["publish"] {
             guard PostgresURL.looksValid(value) else {
-                throw ConfigurationError(file: file, line: line, "`publish` must be a PostgreSQL connection string (postgresql://…), not `\(PostgresURL.redacted(value))`")
+                throw ConfigurationError(file: file, line: line, "`publish` must be a PostgreSQL connection string (postgresql://… or key=value words)")
             }
             guard !PostgresURL.hasPassword(value) else {
                 throw ConfigurationError(file: file, line: line, "`publish` holds a password; put it in ~/.pgpass (or PGPASSFILE) instead, where libpq finds it")

@@ -100,7 +100,16 @@ import TestSupport
             #expect(result.standardError.contains("No such file") || result.standardError.contains("connect"), "\(result)")
             #expect(!result.standardError.contains("hunter"), "\(result)")
         }
+        // Malformed strings: libpq's complaint would quote the password; ours quotes nothing.
+        for malformed in ["postgresql://someone:hunter%zz@/postgres", "host=/nowhere password=hun ter2 dbname=x"] {
+            for arguments in [["publish", malformed], ["query", "--database", malformed]] {
+                let result = try bundlefs(arguments)
+                #expect(result.status == 1 && result.standardError.contains("malformed"), "\(result)")
+                #expect(!result.standardError.contains("hunter") && !result.standardError.contains("ter2"), "\(result)")
+            }
+        }
         #expect(try bundlefs(["publish", "not a url"]).standardError.contains("not a PostgreSQL connection string"))
+        #expect(!(try bundlefs(["publish", "mysql://someone:hunter2@db"]).standardError.contains("hunter")))
         #expect(try bundlefs(["query", "--host", "alpha"]).standardError.contains("--database"))
 
         let server = try PostgresServer()

@@ -134,8 +134,10 @@ final class PublishingHost: @unchecked Sendable {
 
         try server.stop()
         let stoppedAt = Date()
+        // Changes that keep the count: only the outbox can carry them.
         host.tree.macApp("Apps/During.app", identifier: "com.example.during")
         host.tree.remove("Apps/Gone.app")
+        host.tree.macApp("Apps/Keep.app", identifier: "com.example.kept")
         try waitForConvergence(catalogue: host.catalogue, root: host.tree.root, timeout: 30, "during the outage")
         try poll(timeout: 30, "the publisher to say PostgreSQL is away") {
             guard let publishing = try host.publishing() else { return false }
@@ -146,6 +148,7 @@ final class PublishingHost: @unchecked Sendable {
         #expect(status.contains("publishing:") && status.contains("waiting") && status.contains("last error"), "\(status)")
         // More changes while it retries; then the rest of the 30 s.
         host.tree.macApp("Apps/Later.app", identifier: "com.example.later")
+        host.tree.remove("Apps/During.app")
         let remaining = 30 - Date().timeIntervalSince(stoppedAt)
         if remaining > 0 { Thread.sleep(forTimeInterval: remaining) }
         try server.start()
@@ -155,6 +158,7 @@ final class PublishingHost: @unchecked Sendable {
             + [host.catalogue, host.catalogue + "-wal"].map { String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: $0))) ?? Data(), as: UTF8.self) }.joined()
         #expect(!everything.contains(secret))
         #expect(host.watcher!.log.contains("publishing to") && host.watcher!.log.contains("again"))
+        #expect(host.watcher!.log.components(separatedBy: " whole to ").count == 2, "one whole send, the first: \(host.watcher!.log)")
         #expect(try host.watcher!.stop() == 0)
     }
 
@@ -164,9 +168,12 @@ final class PublishingHost: @unchecked Sendable {
         let server = try PostgresServer()
         let host = PublishingHost("killed")
         host.tree.macApp("Apps/First.app", identifier: "com.example.first")
+        host.tree.macApp("Apps/Second.app", identifier: "com.example.second")
+        // Changes that keep the count: only the outbox can carry them.
         let lock = try host.holdBatch(on: server) {
-            for index in 0..<5 { host.tree.macApp("Apps/New\(index).app", identifier: "com.example.new\(index)") }
+            host.tree.macApp("Apps/New0.app", identifier: "com.example.new0")
             host.tree.remove("Apps/First.app")
+            host.tree.macApp("Apps/Second.app", identifier: "com.example.new1")
         }
         host.watcher!.signal(SIGKILL)
         try poll(timeout: 30, "the killed watcher to exit") { !host.watcher!.process.isRunning }
@@ -177,8 +184,9 @@ final class PublishingHost: @unchecked Sendable {
         #expect(try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE identifier LIKE 'com.example.new%'") == "0")
         #expect(try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE identifier = 'com.example.first'") == "1")
 
-        try host.start(publishingTo: server.url)
+        let restarted = try host.start(publishingTo: server.url)
         try host.converge(to: server.url, "after the restart")
+        #expect(!restarted.log.contains(" whole to "), "the outbox, not a whole send: \(restarted.log)")
         #expect(try host.watcher!.stop() == 0)
     }
 
@@ -224,6 +232,18 @@ final class PublishingHost: @unchecked Sendable {
         try waitForConvergence(catalogue: host.catalogue, root: host.tree.root, timeout: 30, "unpublished")
         let catalogue = try Catalogue(path: host.catalogue, mode: .readOnly)
         #expect(try catalogue.outboxBacklog().changes == 0)
+        #expect(try host.watcher!.stop() == 0)
+
+        // Publishing again owes a whole send (the changes meanwhile were not queued), and still
+        // owes it after a start that could not make it.
+        host.tree.macApp("Apps/App0.app", identifier: "com.example.app0.edited")
+        try server.stop()
+        try host.start(publishingTo: server.url)
+        try poll(timeout: 30, "the publisher to find PostgreSQL away") { try host.publishing()?["state"] == .string("waiting") }
+        #expect(try host.watcher!.stop() == 0)
+        try server.start()
+        try host.start(publishingTo: server.url)
+        try host.converge(to: server.url, "publishing again")
         #expect(try host.watcher!.stop() == 0)
     }
 }
