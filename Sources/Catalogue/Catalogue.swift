@@ -104,6 +104,8 @@ public final class Catalogue: Sendable {
         if try database.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
         if mode == .readWrite {
             try migrator.migrate(database)
+            // Dropped while a first index ran (`buildingUUIDIndexAfterwards`); a kill leaves it so.
+            try database.write { db in try db.execute(sql: uuidIndexSQL) }
         } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
             throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
         }

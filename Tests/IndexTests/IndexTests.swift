@@ -225,6 +225,33 @@ struct CorpusIndexTests {
         #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
     }
 
+    /// A first index builds the UUID index at its end (cheaper than keeping it through the scan);
+    /// a later index keeps it; a catalogue left without it (a kill in between) gets it back when
+    /// next opened to write.
+    @Test func theUUIDIndexIsAlwaysThereAfterwards() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.machOApp("A.app", identifier: "com.example.a", executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: 5)).bytes())
+        func uuidIndex(_ catalogue: Catalogue) throws -> String? {
+            try catalogue.read { db in try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'binaries_by_uuid'") }
+        }
+        func usesIndex(_ catalogue: Catalogue) throws -> Bool {
+            try catalogue.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT bundle_id FROM binaries WHERE uuid_key = 'x'").contains { ($0["detail"] as String).contains("binaries_by_uuid") }
+            }
+        }
+        try fixture.index()
+        #expect(try uuidIndex(fixture.catalogue) == "CREATE INDEX binaries_by_uuid ON binaries(uuid_key) WHERE uuid_key IS NOT NULL")
+        #expect(try usesIndex(fixture.catalogue))
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery(uuidKey: BinarySlice.uuidKey(BinarySlice.canonicalUUID(MachOImage.uuid(seed: 5))))).count == 1)
+        fixture.tree.machOApp("B.app", identifier: "com.example.b", executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: 6)).bytes())
+        try fixture.index()
+        #expect(try uuidIndex(fixture.catalogue) != nil)
+
+        try fixture.catalogue.write { db in try db.execute(sql: "DROP INDEX binaries_by_uuid") }
+        let reopened = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        #expect(try uuidIndex(reopened) != nil && usesIndex(reopened))
+    }
+
     @Test func readersSeeTheCatalogueWhileAWriterHoldsATransaction() throws {
         let fixture = try IndexFixture()
         fixture.tree.macApp("A.app", identifier: "com.example.a")
