@@ -127,8 +127,9 @@ extension Catalogue {
         try read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT seq, path FROM outbox ORDER BY seq LIMIT ?", arguments: [limit])
             guard let through = rows.last?["seq"] as Int64? else { return nil }
-            var seen = Set<String>()
-            let paths = rows.map { $0["path"] as String }.filter { seen.insert($0).inserted }.map { FilePath($0) }
+            // Deduplicated as paths (bytes): as Strings, NFC and NFD twins would be one.
+            var seen = Set<FilePath>()
+            let paths = rows.map { FilePath($0["path"] as String) }.filter { seen.insert($0).inserted }
             var present: [BundleRecord] = []
             var removed: [FilePath] = []
             for path in paths {

@@ -22,9 +22,11 @@ public enum RecordCoding {
             "kind": .string(record.kind),
             "info": .dictionary(record.info),
             "localizations": .array(record.localizations.map(PlistValue.string)),
-            "strings": .dictionary(Dictionary(uniqueKeysWithValues: record.infoPlistStrings.map { name, table in
-                (name.string, PlistValue.dictionary(table.mapValues(PlistValue.string)))
-            })),
+            // Pairs, not a dictionary: lproj names are bytes, and a String-keyed dictionary would
+            // make NFC and NFD twins one key.
+            "strings": .array(record.infoPlistStrings.sorted { $0.key < $1.key }.map { name, table in
+                .array([.string(name.string), .dictionary(table.mapValues(PlistValue.string))])
+            }),
             "binaries": .array(record.binaries.map(encode)),
             "documentTypes": .string(DocumentTypeCoding.encode(record.documentTypes)),
             "typeDeclarations": .string(TypeDeclarationCoding.encode(record.typeDeclarations)),
@@ -68,8 +70,9 @@ public enum RecordCoding {
         record.resourcesDirectory = path("resources")
         record.versionResourcesDirectory = path("versionResources")
         record.localizations = strings("localizations")
-        for (name, table) in fields["strings"]?.dictionary ?? [:] {
-            record.infoPlistStrings[FileName(name)] = (table.dictionary ?? [:]).compactMapValues(\.string)
+        for pair in fields["strings"]?.array ?? [] {
+            guard let parts = pair.array, parts.count == 2, let name = parts[0].string, let table = parts[1].dictionary else { continue }
+            record.infoPlistStrings[FileName(name)] = table.compactMapValues(\.string)
         }
         record.executable = path("executable")
         record.binaries = fields["binaries"]?.array?.compactMap(decodeSlice) ?? []

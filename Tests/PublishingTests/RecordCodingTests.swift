@@ -28,6 +28,14 @@ struct RecordCodingTests {
         }
     }
 
+    /// Names are bytes: InfoPlist.strings of `Français.lproj` in NFC and in NFD are two tables.
+    @Test func twinLocalizationsStayTwo() throws {
+        var record = BundleRecord(path: "/Applications/Re\u{301}sume\u{301}.app")
+        record.infoPlistStrings = [FileName("Fran\u{E7}ais"): ["CFBundleName": "NFC"], FileName("Franc\u{327}ais"): ["CFBundleName": "NFD"]]
+        #expect(record.infoPlistStrings.count == 2)
+        #expect(try RecordCoding.decode(RecordCoding.encode(record)) == record)
+    }
+
     /// A few thousand mutations of real records: each decodes to a record or throws.
     @Test func mutatedRecordsNeverCrash() throws {
         var record = BundleRecord(path: "/Applications/Chess.app")
