@@ -32,8 +32,9 @@ public struct PublicationStatus: Sendable, Equatable {
 /// Changes waiting in the outbox: how many, and how old the oldest is.
 public struct OutboxBacklog: Sendable, Equatable {
     public var changes: Int
-    /// Bundles in the catalogue at the same moment: with no changes waiting, what PostgreSQL must have.
-    public var bundles: Int
+    /// Bundles in the catalogue at the same moment, when asked for: with no changes waiting, what
+    /// PostgreSQL must have.
+    public var bundles: Int?
     public var oldestQueuedAt: Double?
     public var lastSequence: Int64
 }
@@ -113,11 +114,13 @@ extension Catalogue {
         }
     }
 
-    public func outboxBacklog() throws -> OutboxBacklog {
+    /// `countingBundles` adds the catalogue's bundle count, read in the same snapshot (a scan of
+    /// the table: asked for only when a publisher checks PostgreSQL's count, not at every poll).
+    public func outboxBacklog(countingBundles: Bool = false) throws -> OutboxBacklog {
         try read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*), min(queued_at) FROM outbox")
-            let last = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'") ?? 0
-            let bundles = try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0
+            let last = try Self.outboxHead(db)
+            let bundles = countingBundles ? try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0 : nil
             return OutboxBacklog(changes: row?[0] ?? 0, bundles: bundles, oldestQueuedAt: row?[1], lastSequence: last)
         }
     }
@@ -145,7 +148,11 @@ extension Catalogue {
 
     /// The sequence number every change queued so far is at or below: read before a whole send,
     /// whose later changes the outbox then still holds.
-    public func outboxHead() throws -> Int64 { try outboxBacklog().lastSequence }
+    public func outboxHead() throws -> Int64 { try read(Self.outboxHead) }
+
+    private static func outboxHead(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'") ?? 0
+    }
 
     /// Drops the changes PostgreSQL now has and records how far it is.
     public func outboxSent(through sequence: Int64, whole: Bool, at time: Double) throws {
@@ -162,10 +169,5 @@ extension Catalogue {
                     """, arguments: [Self.wholeSendOwed, sequence, time, time])
             }
         }
-    }
-
-    /// How many bundles the catalogue holds.
-    public func bundleCount() throws -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bundles") ?? 0 }
     }
 }

@@ -105,7 +105,10 @@ public final class Catalogue: Sendable {
         if mode == .readWrite {
             try migrator.migrate(database)
             // Dropped while a first index ran (`buildingUUIDIndexAfterwards`); a kill leaves it so.
-            try database.write { db in try db.execute(sql: uuidIndexSQL) }
+            // Looked for first: most opens find it and need no write.
+            if try database.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'binaries_by_uuid'") == 0 }) {
+                try database.write { db in try db.execute(sql: uuidIndexSQL) }
+            }
         } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
             throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
         }

@@ -36,8 +36,9 @@ public final class PostgresConnection {
             keywords.insert("connect_timeout", at: 0)
             values.insert("10", at: 0)
         }
-        let connected = withCStrings(keywords) { keywordPointers in
-            withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        // libpq's …Params take NULL-terminated arrays.
+        let connected = withCStrings(keywords + [nil]) { keywordPointers in
+            withCStrings(values + [nil]) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
         guard let handle = connected else { throw PostgresError("libpq could not allocate a connection") }
         self.handle = handle
@@ -63,7 +64,7 @@ public final class PostgresConnection {
     /// Runs one statement with text parameters (nil is NULL) and returns its rows as text.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
-        let result = withTextParameters(parameters) { values in
+        let result = withCStrings(parameters) { values in
             PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try scrubbingErrors { try PostgresRows(checking: result, connection: handle) }
@@ -130,20 +131,11 @@ public final class PostgresConnection {
         try send(rows.buffer)
         rows.buffer.removeAll(keepingCapacity: true)
     }
-
-    private func withTextParameters<R>(_ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        // Copies that outlive the call: libpq reads them during it only.
-        let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { copies.forEach { free($0) } }
-        return body(copies.map { $0.map { UnsafePointer($0) } })
-    }
 }
 
 /// A finished statement's rows, as text (libpq's text format).
 public struct PostgresRows {
     public private(set) var rows: [[String?]] = []
-    /// Rows a command touched (`DELETE`, `INSERT`, `COPY`).
-    public private(set) var affected = 0
 
     init(checking result: OpaquePointer?, connection: OpaquePointer) throws {
         guard let result else { throw PostgresError(String(cString: PQerrorMessage(connection))) }
@@ -155,7 +147,6 @@ public struct PostgresRows {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             throw PostgresError(String(cString: PQresultErrorMessage(result)), sqlState: state)
         }
-        affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         let count = PQntuples(result), width = PQnfields(result)
         rows.reserveCapacity(Int(count))
         for row in 0..<count {
@@ -165,14 +156,13 @@ public struct PostgresRows {
         }
     }
 
-    public var isEmpty: Bool { rows.isEmpty }
     /// The first column of the first row.
     public var scalar: String? { rows.first?.first ?? nil }
 }
 
-/// NULL-terminated arrays of C strings, as libpq's `…Params` functions take them.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+/// C strings (nil as NULL) alive for the call, as libpq takes parameters and keyword arrays.
+private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
     defer { copies.forEach { free($0) } }
     let constant = copies.map { $0.map { UnsafePointer($0) } }
     return constant.withUnsafeBufferPointer { body($0.baseAddress!) }

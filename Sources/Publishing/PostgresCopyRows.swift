@@ -21,9 +21,6 @@ public struct PostgresCopyRows {
         case null
     }
 
-    /// Bytes buffered and not yet sent.
-    public var bufferedBytes: Int { buffer.count }
-
     public mutating func append(_ values: [Value]) {
         precondition(values.count == columns, "a COPY row has one value per column")
         appendInteger(UInt16(columns))

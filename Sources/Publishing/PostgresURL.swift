@@ -15,7 +15,6 @@ public enum PostgresURL {
     /// Whether it carries a password (in the user part of a URI or as a `password` parameter).
     public static func hasPassword(_ text: String) -> Bool { redacted(text) != text }
 
-    /// The string with any password taken out.
     /// The string with any password taken out: structurally (a URI's user part, `password`
     /// parameters and words), then, as a net, wherever the password libpq would use still shows.
     public static func redacted(_ text: String) -> String {

@@ -54,10 +54,6 @@ public final class PublishedCatalogue {
         Int(try connection.execute("SELECT count(*) FROM bundlefs_bundles WHERE host = $1", [host]).scalar ?? "0") ?? 0
     }
 
-    public func hosts() throws -> [String] {
-        try connection.execute("SELECT host FROM bundlefs_hosts ORDER BY host").rows.compactMap { $0[0] }
-    }
-
     // MARK: Writing
 
     /// Replaces every row of `host` with the catalogue's bundles, in one transaction. `through`

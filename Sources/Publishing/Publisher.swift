@@ -105,12 +105,14 @@ public final class Publisher: Sendable {
     /// One step: a whole send, a batch, or a check. False when there was nothing to do.
     private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Bool {
         let now = Date().timeIntervalSince1970
-        let backlog = try catalogue.outboxBacklog()
-        if state.sendWholeFirst || !state.verified || (backlog.changes == 0 && now - state.verifiedAt >= settings.verifyInterval) {
+        let mustVerify = state.sendWholeFirst || !state.verified
+        let verifyDue = mustVerify || now - state.verifiedAt >= settings.verifyInterval
+        let backlog = try catalogue.outboxBacklog(countingBundles: verifyDue)
+        if mustVerify || (verifyDue && backlog.changes == 0) {
             if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
                 report(&state, "sending whole")
                 let through = backlog.lastSequence
-                let sent = try connection.sendWhole(host: settings.host, from: catalogue, identity: state.identity(catalogue), through: through)
+                let sent = try connection.sendWhole(host: settings.host, from: catalogue, identity: catalogue.identity(), through: through)
                 try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
                 logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(reason)")
                 state.sendWholeFirst = false
@@ -133,14 +135,14 @@ public final class Publisher: Sendable {
     private func reasonToSendWhole(_ connection: PublishedCatalogue, backlog: OutboxBacklog, state: State) throws -> String? {
         if state.sendWholeFirst { return "the changes since it was last published were not queued" }
         guard let published = try connection.host(settings.host) else { return "the host is new to this database" }
-        if published.catalogue != (try state.identity(catalogue)) { return "its rows there came from another catalogue file" }
+        if published.catalogue != (try catalogue.identity()) { return "its rows there came from another catalogue file" }
         if let sent = try catalogue.publicationStatus()?.sentThrough, published.sentThrough < sent {
             return "the database lost changes it had (it has \(published.sentThrough) of \(sent))"
         }
         if backlog.changes > settings.wholeThreshold { return "\(backlog.changes) changes are waiting" }
-        if backlog.changes == 0 {
+        if backlog.changes == 0, let bundles = backlog.bundles {
             let rows = try connection.bundleCount(host: settings.host)
-            if rows != backlog.bundles { return "the database has \(rows) of its \(backlog.bundles) bundles" }
+            if rows != bundles { return "the database has \(rows) of its \(bundles) bundles" }
         }
         return nil
     }
@@ -175,7 +177,5 @@ public final class Publisher: Sendable {
             backoff = settings.firstBackoff
             self.sendWholeFirst = sendWholeFirst
         }
-
-        func identity(_ catalogue: Catalogue) throws -> String { try catalogue.identity() }
     }
 }
