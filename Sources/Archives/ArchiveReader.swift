@@ -163,22 +163,22 @@ final class ForwardMemberSource: ByteSource {
         self.size = size
     }
 
-    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    func read(at offset: UInt64, count: Int) throws -> ArraySlice<UInt8> {
         if head == nil {
             head = try reader.read(limit: Int(min(size, UInt64(Self.headSize))))
             position = UInt64(head!.count)
         }
         let head = self.head!
-        if offset + UInt64(count) <= UInt64(head.count) { return Array(head[Int(offset)..<(Int(offset) + count)]) }
+        if offset + UInt64(count) <= UInt64(head.count) { return head[Int(offset)..<(Int(offset) + count)] }
         if offset >= last.offset, offset + UInt64(count) <= last.offset + UInt64(last.bytes.count) {
             let start = Int(offset - last.offset)
-            return Array(last.bytes[start..<(start + count)])
+            return last.bytes[start..<(start + count)]
         }
         guard offset >= position else { throw ArchiveError("headers out of order in an archived file (at \(offset), after \(position))") }
         try reader.skip(Int(offset - position))
         let bytes = try reader.read(limit: count)
         position = offset + UInt64(bytes.count)
         last = (offset, bytes)
-        return bytes
+        return bytes[...]
     }
 }

@@ -17,11 +17,10 @@ public enum BinaryReader {
     public static func read(_ source: any ByteSource, file: FilePath, budget: Int = defaultBudget) -> Result {
         var reader = BoundedReader(source, budget: budget)
         var result = Result()
-        guard source.size >= 4, let magic = try? reader.bytes(at: 0, count: 4, "the magic number") else {
+        guard source.size >= 4, let magic = try? reader.fields(at: 0, count: 4, bigEndian: true, "the magic number"), let word = try? magic.u32(0) else {
             result.isNotBinary = true
             return result
         }
-        let word = (UInt32(magic[0]) << 24) | (UInt32(magic[1]) << 16) | (UInt32(magic[2]) << 8) | UInt32(magic[3])
         if MachOReader.isFatMagic(word) {
             result.slices = MachOReader.readUniversal(&reader, file: file, errors: &result.errors)
         } else if MachOReader.isThinMagic(word) {
@@ -30,7 +29,7 @@ public enum BinaryReader {
             } catch {
                 result.errors.append("\(error)")
             }
-        } else if magic == ELFReader.magic {
+        } else if word == ELFReader.magic {
             result.slices = ELFReader.read(&reader, file: file, errors: &result.errors).map { [$0] } ?? []
         } else {
             result.isNotBinary = true

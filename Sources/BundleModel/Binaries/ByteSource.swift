@@ -11,8 +11,9 @@ public struct BinaryError: Error, Sendable, CustomStringConvertible {
 /// fetch more than a few megabytes however its counts and offsets are forged.
 public protocol ByteSource {
     var size: UInt64 { get }
-    /// Up to `count` bytes at `offset`: fewer only at the end of the file.
-    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+    /// Up to `count` bytes at `offset`: fewer only at the end of the file. A slice, so a source
+    /// holding the bytes already (a file's first page) hands them out without copying.
+    func read(at offset: UInt64, count: Int) throws -> ArraySlice<UInt8>
 }
 
 /// Bytes in memory as a source.
@@ -20,10 +21,10 @@ public struct MemoryByteSource: ByteSource {
     public let bytes: [UInt8]
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
     public var size: UInt64 { UInt64(bytes.count) }
-    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    public func read(at offset: UInt64, count: Int) throws -> ArraySlice<UInt8> {
         guard offset < size else { return [] }
         let start = Int(offset)
-        return Array(bytes[start..<min(bytes.count, start + count)])
+        return bytes[start..<min(bytes.count, start + count)]
     }
 }
 
@@ -40,14 +41,14 @@ public final class FileByteSource: ByteSource {
         self.size = size
     }
 
-    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+    public func read(at offset: UInt64, count: Int) throws -> ArraySlice<UInt8> {
         if offset + UInt64(count) <= UInt64(Self.pageSize) {
             if firstPage == nil { firstPage = try descriptor.read(at: 0, count: Self.pageSize) }
             let page = firstPage!
             guard offset < UInt64(page.count) else { return [] }
-            return Array(page[Int(offset)..<min(page.count, Int(offset) + count)])
+            return page[Int(offset)..<min(page.count, Int(offset) + count)]
         }
-        return try descriptor.read(at: Int64(offset), count: count)
+        return try descriptor.read(at: Int64(offset), count: count)[...]
     }
 }
 
@@ -64,13 +65,13 @@ struct BoundedReader {
     var size: UInt64 { source.size }
 
     /// Exactly `count` bytes at `offset`, or an error naming `what`.
-    mutating func bytes(at offset: UInt64, count: Int, _ what: @autoclosure () -> String) throws -> [UInt8] {
+    mutating func bytes(at offset: UInt64, count: Int, _ what: @autoclosure () -> String) throws -> ArraySlice<UInt8> {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
             throw BinaryError("\(what()) (\(count) bytes at offset \(offset)) runs past the end of the file (\(size) bytes)")
         }
         guard count <= budget else { throw BinaryError("\(what()) (\(count) bytes) is more than the headers of a binary can need; not read") }
         budget -= count
-        let bytes: [UInt8]
+        let bytes: ArraySlice<UInt8>
         do {
             bytes = try source.read(at: offset, count: count)
         } catch {
@@ -79,16 +80,34 @@ struct BoundedReader {
         guard bytes.count == count else { throw BinaryError("\(what()) is cut short: the file shrank while it was read") }
         return bytes
     }
+
+    /// `bytes(at:count:_:)` ready to read fields from.
+    mutating func fields(at offset: UInt64, count: Int, bigEndian: Bool, _ what: @autoclosure () -> String) throws -> FieldReader {
+        FieldReader(try bytes(at: offset, count: count, what()), bigEndian: bigEndian)
+    }
 }
 
 /// Integers out of a header, in the file's byte order; offsets past the end are errors.
 struct FieldReader {
-    let bytes: [UInt8]
+    /// A slice of a source's bytes: offsets below count from its start, not from its indices.
+    private let storage: ArraySlice<UInt8>
     let bigEndian: Bool
 
+    init(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) {
+        storage = bytes
+        self.bigEndian = bigEndian
+    }
+
+    var count: Int { storage.count }
+
+    /// The bytes of `range` (offsets from the start), which the caller has checked lie inside.
+    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        storage[(storage.startIndex + range.lowerBound)..<(storage.startIndex + range.upperBound)]
+    }
+
     func u8(_ offset: Int) throws -> UInt8 {
-        guard offset >= 0, offset < bytes.count else { throw BinaryError("a field at \(offset) is past the end of its \(bytes.count)-byte structure") }
-        return bytes[offset]
+        guard offset >= 0, offset < count else { throw BinaryError("a field at \(offset) is past the end of its \(count)-byte structure") }
+        return storage[storage.startIndex + offset]
     }
 
     func u16(_ offset: Int) throws -> UInt16 { UInt16(try integer(offset, 2)) }
@@ -96,12 +115,13 @@ struct FieldReader {
     func u64(_ offset: Int) throws -> UInt64 { try integer(offset, 8) }
 
     private func integer(_ offset: Int, _ width: Int) throws -> UInt64 {
-        guard offset >= 0, width <= bytes.count, offset <= bytes.count - width else {
-            throw BinaryError("a field at \(offset) is past the end of its \(bytes.count)-byte structure")
+        guard offset >= 0, width <= count, offset <= count - width else {
+            throw BinaryError("a field at \(offset) is past the end of its \(count)-byte structure")
         }
+        let start = storage.startIndex + offset
         var value: UInt64 = 0
         for index in 0..<width {
-            let byte = UInt64(bytes[offset + (bigEndian ? index : width - 1 - index)])
+            let byte = UInt64(storage[start + (bigEndian ? index : width - 1 - index)])
             value = value << 8 | byte
         }
         return value
@@ -110,9 +130,9 @@ struct FieldReader {
     /// A NUL-terminated string starting at `offset`, at most `limit` bytes; nil when it is not
     /// terminated in time or not UTF-8.
     func cString(_ offset: Int, limit: Int) -> String? {
-        guard offset >= 0, offset < bytes.count else { return nil }
-        let end = min(bytes.count, offset + limit)
-        guard let nul = bytes[offset..<end].firstIndex(of: 0) else { return nil }
-        return String(validating: bytes[offset..<nul], as: UTF8.self)
+        guard offset >= 0, offset < count else { return nil }
+        let text = bytes(offset..<min(count, offset + limit))
+        guard let nul = text.firstIndex(of: 0) else { return nil }
+        return String(validating: text[..<nul], as: UTF8.self)
     }
 }

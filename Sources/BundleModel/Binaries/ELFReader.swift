@@ -4,18 +4,20 @@ import SystemCalls
 /// its type, and the GNU build-id note. Section headers are never read: stripped or cut files lack
 /// them, while the loader's program headers are always there.
 enum ELFReader {
-    static let magic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
+    /// `\x7FELF`, read big-endian.
+    static let magic: UInt32 = 0x7F45_4C46
     static let maximumProgramHeaders = 4096
     /// A note segment larger than this is not read (real ones are tens of bytes).
     static let maximumNoteBytes = 64 << 10
 
     static func read(_ reader: inout BoundedReader, file: FilePath, errors: inout [String]) -> BinarySlice? {
         do {
-            let ident = try reader.bytes(at: 0, count: 16, "the ELF identification")
-            guard ident[4] == 1 || ident[4] == 2 else { throw BinaryError("ELF class \(ident[4]) is neither 32 nor 64-bit") }
-            guard ident[5] == 1 || ident[5] == 2 else { throw BinaryError("ELF data encoding \(ident[5]) is neither little nor big-endian") }
-            let is64 = ident[4] == 2
-            let header = FieldReader(bytes: try reader.bytes(at: 0, count: is64 ? 64 : 52, "the ELF header"), bigEndian: ident[5] == 2)
+            let ident = try reader.fields(at: 0, count: 16, bigEndian: false, "the ELF identification")
+            let elfClass = try ident.u8(4), encoding = try ident.u8(5)
+            guard elfClass == 1 || elfClass == 2 else { throw BinaryError("ELF class \(elfClass) is neither 32 nor 64-bit") }
+            guard encoding == 1 || encoding == 2 else { throw BinaryError("ELF data encoding \(encoding) is neither little nor big-endian") }
+            let is64 = elfClass == 2
+            let header = try reader.fields(at: 0, count: is64 ? 64 : 52, bigEndian: encoding == 2, "the ELF header")
             let type = try header.u16(16), machine = try header.u16(18)
             let programOffset = is64 ? try header.u64(32) : UInt64(try header.u32(28))
             let entrySize = Int(try header.u16(is64 ? 54 : 42)), count = Int(try header.u16(is64 ? 56 : 44))
@@ -24,7 +26,7 @@ enum ELFReader {
             do {
                 guard count <= maximumProgramHeaders else { throw BinaryError("\(count) program headers (at most \(maximumProgramHeaders) are read)") }
                 guard count == 0 || entrySize >= (is64 ? 56 : 32) else { throw BinaryError("program headers of \(entrySize) bytes are too small") }
-                let table = FieldReader(bytes: try reader.bytes(at: programOffset, count: count * entrySize, "the program headers"), bigEndian: header.bigEndian)
+                let table = try reader.fields(at: programOffset, count: count * entrySize, bigEndian: header.bigEndian, "the program headers")
                 for index in 0..<count {
                     let base = index * entrySize
                     let kind = try table.u32(base)
@@ -34,7 +36,7 @@ enum ELFReader {
                     let size = is64 ? try table.u64(base + 32) : UInt64(try table.u32(base + 16))
                     let align = is64 ? try table.u64(base + 48) : UInt64(try table.u32(base + 28))
                     guard size <= UInt64(maximumNoteBytes) else { throw BinaryError("a note segment of \(size) bytes is not read") }
-                    let notes = FieldReader(bytes: try reader.bytes(at: offset, count: Int(size), "note segment \(index)"), bigEndian: header.bigEndian)
+                    let notes = try reader.fields(at: offset, count: Int(size), bigEndian: header.bigEndian, "note segment \(index)")
                     slice.uuid = try buildID(in: notes, alignment: align == 8 ? 8 : 4)
                 }
             } catch {
@@ -52,16 +54,16 @@ enum ELFReader {
     private static func buildID(in notes: FieldReader, alignment: Int) throws -> String? {
         func padded(_ value: Int) -> Int { (value + alignment - 1) / alignment * alignment }
         var position = 0
-        while position + 12 <= notes.bytes.count {
+        while position + 12 <= notes.count {
             let nameSize = Int(try notes.u32(position)), descriptionSize = Int(try notes.u32(position + 4)), type = try notes.u32(position + 8)
             let nameStart = position + 12
-            guard nameSize <= notes.bytes.count, descriptionSize <= notes.bytes.count else { throw BinaryError("a note's sizes run past its segment") }
+            guard nameSize <= notes.count, descriptionSize <= notes.count else { throw BinaryError("a note's sizes run past its segment") }
             // Alignment is of offsets in the segment: with 8, "GNU\0" after the 12-byte header needs none.
             let descriptionStart = padded(nameStart + nameSize)
-            guard descriptionStart + descriptionSize <= notes.bytes.count else { throw BinaryError("a note runs past its segment") }
-            if type == 3, nameSize == 4, notes.bytes[nameStart..<(nameStart + 4)].elementsEqual([0x47, 0x4E, 0x55, 0]) { // "GNU\0"
+            guard descriptionStart + descriptionSize <= notes.count else { throw BinaryError("a note runs past its segment") }
+            if type == 3, nameSize == 4, notes.bytes(nameStart..<(nameStart + 4)).elementsEqual([0x47, 0x4E, 0x55, 0]) { // "GNU\0"
                 guard descriptionSize > 0 else { throw BinaryError("an empty build-id note") }
-                return Hex.string(notes.bytes[descriptionStart..<(descriptionStart + descriptionSize)])
+                return Hex.string(notes.bytes(descriptionStart..<(descriptionStart + descriptionSize)))
             }
             position = padded(descriptionStart + descriptionSize)
         }

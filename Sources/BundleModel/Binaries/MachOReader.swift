@@ -21,7 +21,7 @@ enum MachOReader {
     /// The slices of a universal file; problems go to `errors`, and the slices that could be read are kept.
     static func readUniversal(_ reader: inout BoundedReader, file: FilePath, errors: inout [String]) -> [BinarySlice] {
         do {
-            let header = FieldReader(bytes: try reader.bytes(at: 0, count: 8, "the universal header"), bigEndian: true)
+            let header = try reader.fields(at: 0, count: 8, bigEndian: true, "the universal header")
             let is64 = try header.u32(0) == fatMagic64
             let count = try header.u32(4)
             guard count > 0 else { throw BinaryError("a universal binary with no slices") }
@@ -30,7 +30,7 @@ enum MachOReader {
                 throw BinaryError("a universal header claiming \(count) slices (at most \(maximumSlices) are read; a Java class file?)")
             }
             let entrySize = is64 ? 32 : 20
-            let table = FieldReader(bytes: try reader.bytes(at: 8, count: Int(count) * entrySize, "the universal header's slice table"), bigEndian: true)
+            let table = try reader.fields(at: 8, count: Int(count) * entrySize, bigEndian: true, "the universal header's slice table")
             let tableEnd = UInt64(8 + Int(count) * entrySize)
             var taken: [(start: UInt64, end: UInt64)] = []
             var slices: [BinarySlice] = []
@@ -73,13 +73,13 @@ enum MachOReader {
         // The header is read once, at its largest (a stream reads forward only).
         guard size >= 28 else { throw BinaryError("the Mach-O header is cut short (\(size) bytes)") }
         let headerBytes = try reader.bytes(at: offset, count: Int(min(32, size)), "the Mach-O header")
-        let magic = try FieldReader(bytes: headerBytes, bigEndian: true).u32(0)
+        let magic = try FieldReader(headerBytes, bigEndian: true).u32(0)
         guard isThinMagic(magic) else { throw BinaryError("not a Mach-O image (magic \(hex(magic)))") }
         let bigEndian = magic == 0xFEED_FACE || magic == 0xFEED_FACF
         let is64 = magic == 0xFEED_FACF || magic == 0xCFFA_EDFE
         let headerSize = is64 ? 32 : 28
         guard UInt64(headerSize) <= size, headerBytes.count >= headerSize else { throw BinaryError("the Mach-O header is cut short (\(size) bytes)") }
-        let header = FieldReader(bytes: headerBytes, bigEndian: bigEndian)
+        let header = FieldReader(headerBytes, bigEndian: bigEndian)
         let cpuType = try header.u32(4), cpuSubtype = try header.u32(8), fileType = try header.u32(12)
         let commandCount = try header.u32(16), commandBytes = try header.u32(20)
         var slice = BinarySlice(file: file, format: .machO, arch: MachONames.architecture(cpuType: cpuType, cpuSubtype: cpuSubtype),
@@ -95,8 +95,7 @@ enum MachOReader {
             guard UInt64(commandCount) * 8 <= UInt64(commandBytes) else {
                 throw BinaryError("\(commandCount) load commands cannot fit in \(commandBytes) bytes")
             }
-            let commands = FieldReader(bytes: try reader.bytes(at: offset + UInt64(headerSize), count: Int(commandBytes), "the load commands"),
-                                       bigEndian: bigEndian)
+            let commands = try reader.fields(at: offset + UInt64(headerSize), count: Int(commandBytes), bigEndian: bigEndian, "the load commands")
             // After the commands: a bad command makes the slice an error before any signature is read.
             if let (dataOffset, dataSize) = try readCommands(commands, count: commandCount, into: &slice) {
                 readSignature(&reader, sliceOffset: offset, sliceSize: size, dataOffset: dataOffset, dataSize: dataSize, into: &slice, errors: &errors)
@@ -113,10 +112,10 @@ enum MachOReader {
         var hasBuildVersion = false
         var signatureAt: (UInt32, UInt32)?
         for index in 0..<Int(count) {
-            guard position + 8 <= commands.bytes.count else { throw BinaryError("load command \(index) starts past the end of the load commands") }
+            guard position + 8 <= commands.count else { throw BinaryError("load command \(index) starts past the end of the load commands") }
             let command = try commands.u32(position) & 0x7FFF_FFFF // without LC_REQ_DYLD
             let commandSize = Int(try commands.u32(position + 4))
-            guard commandSize >= 8, commandSize <= commands.bytes.count - position else {
+            guard commandSize >= 8, commandSize <= commands.count - position else {
                 throw BinaryError("load command \(index) claims \(commandSize) bytes, which do not fit in the load commands")
             }
             func field(_ at: Int, needs minimum: Int) throws -> UInt32 {
@@ -126,7 +125,7 @@ enum MachOReader {
             switch command {
             case 0x1B: // LC_UUID
                 _ = try field(8, needs: 24)
-                slice.uuid = BinarySlice.canonicalUUID(commands.bytes[(position + 8)..<(position + 24)])
+                slice.uuid = BinarySlice.canonicalUUID(commands.bytes((position + 8)..<(position + 24)))
             case 0x32: // LC_BUILD_VERSION
                 slice.platform = MachONames.platform(try field(8, needs: 24))
                 slice.minOS = MachONames.version(try field(12, needs: 24))
@@ -164,18 +163,18 @@ enum MachOReader {
                 throw BinaryError("its \(dataSize) bytes at offset \(dataOffset) are not inside the image")
             }
             let start = sliceOffset + UInt64(dataOffset)
-            let header = FieldReader(bytes: try reader.bytes(at: start, count: 12, "the signature's header"), bigEndian: true)
+            let header = try reader.fields(at: start, count: 12, bigEndian: true, "the signature's header")
             guard try header.u32(0) == superBlobMagic else { throw BinaryError("no signature superblob (magic \(hex(try header.u32(0))))") }
             let count = try header.u32(8)
             guard count <= maximumBlobs, 12 + UInt64(count) * 8 <= UInt64(dataSize) else { throw BinaryError("an index of \(count) blobs does not fit") }
-            let index = FieldReader(bytes: try reader.bytes(at: start + 12, count: Int(count) * 8, "the signature's index"), bigEndian: true)
+            let index = try reader.fields(at: start + 12, count: Int(count) * 8, bigEndian: true, "the signature's index")
             guard let entry = try (0..<Int(count)).first(where: { try index.u32($0 * 8) == 0 }) else {
                 throw BinaryError("no CodeDirectory")
             }
             let blobOffset = UInt64(try index.u32(entry * 8 + 4))
             guard blobOffset + 44 <= UInt64(dataSize) else { throw BinaryError("the CodeDirectory is not inside the signature") }
             let available = Int(min(UInt64(codeDirectoryHeaderSize), UInt64(dataSize) - blobOffset))
-            let directory = FieldReader(bytes: try reader.bytes(at: start + blobOffset, count: available, "the CodeDirectory"), bigEndian: true)
+            let directory = try reader.fields(at: start + blobOffset, count: available, bigEndian: true, "the CodeDirectory")
             guard try directory.u32(0) == codeDirectoryMagic else { throw BinaryError("the CodeDirectory's magic is \(hex(try directory.u32(0)))") }
             let length = UInt64(try directory.u32(4))
             guard length >= 44, blobOffset + length <= UInt64(dataSize) else { throw BinaryError("a CodeDirectory of \(length) bytes does not fit") }
@@ -198,7 +197,7 @@ enum MachOReader {
         let limit: UInt64 = 1024
         guard UInt64(offset) < blobLength else { throw BinaryError("the \(what) at \(offset) is outside the CodeDirectory") }
         let count = Int(min(limit, blobLength - UInt64(offset)))
-        let bytes = FieldReader(bytes: try reader.bytes(at: blobStart + UInt64(offset), count: count, "the \(what)"), bigEndian: true)
+        let bytes = try reader.fields(at: blobStart + UInt64(offset), count: count, bigEndian: true, "the \(what)")
         guard let text = bytes.cString(0, limit: count) else { throw BinaryError("the \(what) is not a terminated UTF-8 string") }
         return text
     }
