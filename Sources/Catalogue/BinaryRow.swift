@@ -5,7 +5,7 @@ import SystemCalls
 /// The `binaries` row of one slice of a bundle's executable or DWARF file (rule 24); `file` is
 /// relative to the bundle, so renaming a bundle leaves these rows as they are.
 enum BinaryRow {
-    static let names = ["bundle_id", "slice", "file", "format", "arch", "file_type", "uuid", "uuid_key", "platform", "min_os", "sdk",
+    static let names = ["bundle_id", "slice", "file", "format", "arch", "file_type", "uuid_key", "platform", "min_os", "sdk",
                         "signature", "signing_identifier", "team_identifier"]
 
     static let insertSQL = "INSERT INTO binaries (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
@@ -21,27 +21,26 @@ enum BinaryRow {
         statement.bind(4, slice.format.rawValue)
         statement.bind(5, slice.arch)
         statement.bind(6, slice.fileType)
-        statement.bind(7, slice.uuid)
-        statement.bind(8, slice.uuidKey)
-        statement.bind(9, slice.platform)
-        statement.bind(10, slice.minOS)
-        statement.bind(11, slice.sdk)
-        statement.bind(12, slice.signature.rawValue)
-        statement.bind(13, slice.signingIdentifier)
-        statement.bind(14, slice.teamIdentifier)
+        statement.bind(7, slice.uuidKey)
+        statement.bind(8, slice.platform)
+        statement.bind(9, slice.minOS)
+        statement.bind(10, slice.sdk)
+        statement.bind(11, slice.signature.rawValue)
+        statement.bind(12, slice.signingIdentifier)
+        statement.bind(13, slice.teamIdentifier)
     }
 
     /// The slice of a row of `selectList`.
     static func slice(_ row: Row) -> BinarySlice {
-        var slice = BinarySlice(file: FilePath(row[2] as String), format: BinarySlice.Format(rawValue: row[3]) ?? .machO,
-                                arch: row[4], fileType: row[5])
-        slice.uuid = row[6]
-        slice.platform = row[8]
-        slice.minOS = row[9]
-        slice.sdk = row[10]
-        slice.signature = BinarySlice.Signature(rawValue: row[11]) ?? .none
-        slice.signingIdentifier = row[12]
-        slice.teamIdentifier = row[13]
+        let format = BinarySlice.Format(rawValue: row[3]) ?? .machO
+        var slice = BinarySlice(file: FilePath(row[2] as String), format: format, arch: row[4], fileType: row[5])
+        slice.uuid = (row[6] as String?).map { BinarySlice.uuid(format: format, key: $0) }
+        slice.platform = row[7]
+        slice.minOS = row[8]
+        slice.sdk = row[9]
+        slice.signature = BinarySlice.Signature(rawValue: row[10]) ?? .none
+        slice.signingIdentifier = row[11]
+        slice.teamIdentifier = row[12]
         return slice
     }
 }

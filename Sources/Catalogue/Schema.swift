@@ -220,6 +220,11 @@ enum Schema {
                 END;
                 """)
         }
+        migrator.registerMigration("v9") { db in
+            // `binaries.uuid` repeated `uuid_key` in another spelling (36 bytes a slice, written for
+            // every slice of a first index); the spelling is derived from the key and the format.
+            try db.execute(sql: "ALTER TABLE binaries DROP COLUMN uuid")
+        }
         return migrator
     }
 

@@ -1,4 +1,5 @@
 @testable import Catalogue
+import BundleModel
 import Fixtures
 import GRDB
 import Indexer
@@ -38,6 +39,40 @@ import TestSupport
         tree.macApp("Chess.app", identifier: "com.example.chess")
         _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
         #expect(try catalogue.bundle(atPath: FilePath(tree.path("Chess.app")))?.record.identifier == "com.example.chess")
+    }
+}
+
+/// v9 drops `binaries.uuid` (it repeated `uuid_key`): slices written before keep their rows, and
+/// read back with the UUID spelled as the readers spell it, found by the same lookups.
+@Suite struct DroppedUUIDColumnTests {
+    let temporary = TemporaryDirectory("migrate-v9")
+
+    @Test func slicesWrittenByV8ReadBackTheSame() throws {
+        let path = temporary.appending("catalogue-v8.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v8")
+        try old.write { db in
+            try db.execute(sql: """
+                INSERT INTO bundles (id, path, name, kind, is_package, package_reasons, is_bundle, numeric_version,
+                    declared_localizations, localizations, strings_tables, info, stamps, error_count, warning_count, scanned_at)
+                VALUES (1, '/old/Chess.app', 'Chess.app', 'application', 1, 'extension', 1, 0, '[]', '[]', '[]', '{}', '[]', 0, 0, 0);
+                INSERT INTO binaries VALUES (1, 0, 'Contents/MacOS/Chess', 'mach-o', 'arm64', 'execute',
+                    '1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB', '1b4e28ba2fa111d2883fb9a761bde3fb', 'macos', '11.0', '14.2', 'none', NULL, NULL);
+                INSERT INTO binaries VALUES (1, 1, 'Chess', 'elf', 'x86_64', 'executable',
+                    '00112233445566778899aabbccddeeff', '00112233445566778899aabbccddeeff', NULL, NULL, NULL, 'none', NULL, NULL);
+                """)
+        }
+        try old.close()
+
+        let catalogue = try Catalogue(path: FilePath(path), mode: .readWrite)
+        let columns = try catalogue.read { db in try Row.fetchAll(db, sql: "PRAGMA table_info(binaries)").map { $0["name"] as String } }
+        #expect(!columns.contains("uuid") && columns.contains("uuid_key"))
+        let slices = try #require(try catalogue.bundle(atPath: "/old/Chess.app")).record.binaries
+        // A 16-byte ELF build-id keeps its hex spelling: the format decides, not the length.
+        #expect(slices.map(\.uuid) == ["1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB", "00112233445566778899aabbccddeeff"])
+        #expect(slices.map(\.uuidKey) == ["1b4e28ba2fa111d2883fb9a761bde3fb", "00112233445566778899aabbccddeeff"])
+        let found = try catalogue.bundles(matching: BundleQuery(uuidKey: BinarySlice.uuidKey("1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB")))
+        #expect(found.map(\.record.path) == ["/old/Chess.app"])
     }
 }
 

@@ -24,7 +24,7 @@ public struct CatalogueDump: Equatable, CustomStringConvertible, Sendable {
             let directories = try Row.fetchAll(db, sql: "SELECT path, inode, extension FROM directories ORDER BY path").map { "\($0)" }
             let claims = try Row.fetchAll(db, sql: "SELECT b.path, c.extension, c.content_type FROM claims c JOIN bundles b ON b.id = c.application_id ORDER BY 1, 2, 3").map { "\($0)" }
             let binaries = try Row.fetchAll(db, sql: """
-                SELECT b.path, x.file, x.format, x.arch, x.file_type, x.uuid, x.uuid_key, x.platform, x.min_os, x.sdk, x.signature,
+                SELECT b.path, x.file, x.format, x.arch, x.file_type, x.uuid_key, x.platform, x.min_os, x.sdk, x.signature,
                        x.signing_identifier, x.team_identifier FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
                 """).map { "\($0)" }
             let archives = try Row.fetchAll(db, sql: "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path").map { "\($0)" }

@@ -23,7 +23,10 @@ public struct BinarySlice: Sendable, Hashable {
     /// Mach-O: `execute`, `dylib`, `bundle`, `dsym`, ...; ELF: `executable`, `shared-object`, ...
     public var fileType: String
     /// Mach-O: the `LC_UUID` in upper-case 8-4-4-4-12 form; ELF: the GNU build-id in lower-case hex.
-    public var uuid: String?
+    public var uuid: String? { didSet { uuidKey = uuid.flatMap(Self.uuidKey) } }
+    /// The UUID as lookups compare it (rule 25): lower-case hex digits, no hyphens. Made when the
+    /// UUID is set (by a scanning thread), not each time a row is written or a match is sought.
+    public private(set) var uuidKey: String?
     public var platform: String?
     public var minOS: String?
     public var sdk: String?
@@ -37,9 +40,6 @@ public struct BinarySlice: Sendable, Hashable {
         self.arch = arch
         self.fileType = fileType
     }
-
-    /// The UUID as lookups compare it (rule 25): lower-case hex digits, no hyphens.
-    public var uuidKey: String? { uuid.flatMap(Self.uuidKey) }
 
     /// A UUID or build-id as typed by a user or a crash report, made comparable: nil when it is
     /// not an even number (at least 8) of hex digits once hyphens are dropped.
@@ -70,7 +70,7 @@ public struct BinarySlice: Sendable, Hashable {
     }
 
     /// The canonical form of a lookup key of 32 hex digits (a Mach-O UUID); other keys (ELF
-    /// build-ids) are shown as they are.
+    /// build-ids) are shown as they are. `uuid(format:key:)` is exact where this guesses.
     public static func displayUUID(key: String) -> String {
         guard key.utf8.count == 32 else { return key }
         var bytes: [UInt8] = []
@@ -79,5 +79,11 @@ public struct BinarySlice: Sendable, Hashable {
             bytes.append(Hex.value(high) << 4 | Hex.value(low))
         }
         return canonicalUUID(bytes)
+    }
+
+    /// The UUID of a slice of this format whose lookup key is `key`: a Mach-O UUID in its
+    /// canonical form, an ELF build-id as its key (both are what the readers make).
+    public static func uuid(format: Format, key: String) -> String {
+        format == .machO ? displayUUID(key: key) : key
     }
 }
