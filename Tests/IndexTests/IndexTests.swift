@@ -1,5 +1,5 @@
 import BundleModel
-import Catalogue
+@testable import Catalogue
 import Fixtures
 import GRDB
 import Indexer
@@ -222,7 +222,22 @@ struct CorpusIndexTests {
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
         }
         #expect(mode == "wal")
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
+    }
+
+    /// A scan checkpoints a tenth as often as SQLite's default, and leaves the writing connection
+    /// at the default afterwards (a daemon's trickle of changes keeps the WAL small), also when the
+    /// scan fails.
+    @Test func aScanCheckpointsSparselyAndThenAsUsual() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("A.app", identifier: "com.example.a")
+        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
+        #expect(try fixture.catalogue.checkpointingSparsely { try fixture.catalogue.checkpointInterval() } == 10_000)
+        try fixture.index()
+        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
+        struct Failure: Error {}
+        #expect(throws: Failure.self) { try fixture.catalogue.checkpointingSparsely { throw Failure() } }
+        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
     }
 
     /// A first index builds the UUID index at its end (cheaper than keeping it through the scan);
