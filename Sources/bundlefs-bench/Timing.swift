@@ -20,6 +20,22 @@ enum Timing {
         return samples[samples.count / 2]
     }
 
+    /// User and system time of every child waited for so far: the difference across a `run` is
+    /// that command's CPU time, which a busy neighbour on the machine moves less than its wall time.
+    static func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// `run`, also giving the command's CPU time.
+    static func runMeasuringCPU(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> (wall: Double, cpu: Double) {
+        let before = childCPUSeconds()
+        let wall = run(executable, arguments, environment: environment)
+        return (wall, childCPUSeconds() - before)
+    }
+
     /// Runs a command to completion with its output discarded; fails loudly if it fails.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> Double {
         seconds {

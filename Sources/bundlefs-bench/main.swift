@@ -126,15 +126,21 @@ if settings.index {
 
     // Reading executables' headers (rule 23): the same index with and without
     // (`BUNDLEFS_SKIP_BINARIES=1`), runs alternating so that drift hits both sides alike.
-    var headers = PairedSamples()
-    for _ in 0..<max(5, settings.runs) {
+    var headers = PairedSamples(), headersCPU = PairedSamples()
+    for _ in 0..<max(9, settings.runs) {
         removeCatalogue()
-        headers.native.append(Timing.run(settings.binary, ["index", treeRoot], environment: environment.merging(["BUNDLEFS_SKIP_BINARIES": "1"]) { $1 }))
+        let skipping = Timing.runMeasuringCPU(settings.binary, ["index", treeRoot], environment: environment.merging(["BUNDLEFS_SKIP_BINARIES": "1"]) { $1 })
         removeCatalogue()
-        headers.view.append(Timing.run(settings.binary, ["index", treeRoot], environment: environment))
+        let reading = Timing.runMeasuringCPU(settings.binary, ["index", treeRoot], environment: environment)
+        headers.native.append(skipping.wall)
+        headers.view.append(reading.wall)
+        headersCPU.native.append(skipping.cpu)
+        headersCPU.view.append(reading.cpu)
     }
     report.add("initial index, reading headers", seconds: headers.viewMedian, against: "headers skipped", baselineSeconds: headers.nativeMedian, goal: "≤ 1.15x")
     report.notes.append("index reading executables' headers: \(PairedSamples.describe(headers.view)); skipping them: \(PairedSamples.describe(headers.native)) (alternating runs)")
+    report.notes.append("  their CPU time (user + system): \(PairedSamples.describe(headersCPU.view)) against \(PairedSamples.describe(headersCPU.native)), "
+                        + String(format: "%.2fx", headersCPU.viewMedian / headersCPU.nativeMedian))
 
     // The same scan without catalogue writes, to show where the time goes.
     func scanOnly(threads: Int) -> Double {
