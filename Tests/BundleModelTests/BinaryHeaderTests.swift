@@ -121,6 +121,19 @@ import TestSupport
         #expect(read(ELFImage(buildID: nil).bytes()).slices.first?.uuid == nil)
     }
 
+    /// A build-id too short to look up is an error, not a UUID the catalogue could not key (and
+    /// so would lose between a scan and its row).
+    @Test func aBuildIDTooShortToLookUpIsAnError() throws {
+        for length in [1, 2, 3] {
+            let result = read(ELFImage(buildID: Array(repeating: 0xAB, count: length)).bytes())
+            let slice = try #require(result.slices.first)
+            #expect(slice.uuid == nil && slice.uuidKey == nil)
+            #expect(result.errors == ["x86_64: a build-id of \(length) bytes is too short to identify a build"])
+        }
+        let shortest = try #require(read(ELFImage(buildID: [1, 2, 3, 4]).bytes()).slices.first)
+        #expect(shortest.uuid == "01020304" && shortest.uuidKey == "01020304")
+    }
+
     @Test(.enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipMessage)))
     func aRealGNUstepExecutableHasItsBuildID() throws {
         let bytes = try readCorpusFile("Applications/Chess.app/Chess")

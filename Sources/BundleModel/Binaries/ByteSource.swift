@@ -130,8 +130,8 @@ struct FieldReader {
     /// A NUL-terminated string starting at `offset`, at most `limit` bytes; nil when it is not
     /// terminated in time or not UTF-8.
     func cString(_ offset: Int, limit: Int) -> String? {
-        guard offset >= 0, offset < count else { return nil }
-        let text = bytes(offset..<min(count, offset + limit))
+        guard offset >= 0, offset < count, limit >= 0 else { return nil }
+        let text = bytes(offset..<(offset + min(count - offset, limit)))
         guard let nul = text.firstIndex(of: 0) else { return nil }
         return String(validating: text[..<nul], as: UTF8.self)
     }

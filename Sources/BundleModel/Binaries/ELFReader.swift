@@ -62,7 +62,8 @@ enum ELFReader {
             let descriptionStart = padded(nameStart + nameSize)
             guard descriptionStart + descriptionSize <= notes.count else { throw BinaryError("a note runs past its segment") }
             if type == 3, nameSize == 4, notes.bytes(nameStart..<(nameStart + 4)).elementsEqual([0x47, 0x4E, 0x55, 0]) { // "GNU\0"
-                guard descriptionSize > 0 else { throw BinaryError("an empty build-id note") }
+                // Lookups need at least 4 bytes (8 hex digits, `BinarySlice.uuidKey`); real build-ids have 8 to 20.
+                guard descriptionSize >= 4 else { throw BinaryError("a build-id of \(descriptionSize) bytes is too short to identify a build") }
                 return Hex.string(notes.bytes(descriptionStart..<(descriptionStart + descriptionSize)))
             }
             position = padded(descriptionStart + descriptionSize)
