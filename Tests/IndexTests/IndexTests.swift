@@ -225,19 +225,33 @@ struct CorpusIndexTests {
         #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
     }
 
-    /// A scan checkpoints a tenth as often as SQLite's default, and leaves the writing connection
-    /// at the default afterwards (a daemon's trickle of changes keeps the WAL small), also when the
-    /// scan fails.
-    @Test func aScanCheckpointsSparselyAndThenAsUsual() throws {
+    /// A scan checkpoints a tenth as often as SQLite's default, then truncates the WAL it grew (a
+    /// daemon would otherwise keep the file at its peak) and gives the writing connection back its
+    /// interval, also when the scan fails.
+    @Test func aScanCheckpointsSparselyThenTruncatesTheWAL() throws {
         let fixture = try IndexFixture()
         fixture.tree.macApp("A.app", identifier: "com.example.a")
-        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
+        let wal = fixture.directory.appending("catalogue.sqlite-wal")
+        try fixture.catalogue.write { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 500") }
         #expect(try fixture.catalogue.checkpointingSparsely { try fixture.catalogue.checkpointInterval() } == 10_000)
+        #expect(try fixture.catalogue.checkpointInterval() == 500)
+
+        // Some 8 MB through the WAL, removed again: the file is empty afterwards.
+        try fixture.catalogue.checkpointingSparsely {
+            let filler = String(repeating: "x", count: 4_000)
+            try fixture.catalogue.write { db in
+                for index in 0..<2_000 { try db.execute(sql: "INSERT INTO roots (path) VALUES (?)", arguments: ["/filler/\(index)/\(filler)"]) }
+            }
+            try fixture.catalogue.write { db in try db.execute(sql: "DELETE FROM roots WHERE path LIKE '/filler/%'") }
+            #expect(try FileStatus.of(FilePath(wal)).size > 8_000_000)
+        }
+        #expect(try FileStatus.of(FilePath(wal)).size == 0)
+
         try fixture.index()
-        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
+        #expect(try fixture.catalogue.checkpointInterval() == 500)
         struct Failure: Error {}
         #expect(throws: Failure.self) { try fixture.catalogue.checkpointingSparsely { throw Failure() } }
-        #expect(try fixture.catalogue.checkpointInterval() == 1_000)
+        #expect(try fixture.catalogue.checkpointInterval() == 500)
     }
 
     /// A first index builds the UUID index at its end (cheaper than keeping it through the scan);
