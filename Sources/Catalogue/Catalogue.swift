@@ -80,6 +80,9 @@ public final class Catalogue: Sendable {
         }
     }
 
+    /// Bytes of WAL file kept after a checkpoint: what 1,000 pages, SQLite's checkpoint interval, fill.
+    static let walSizeLimit = 4 << 20
+
     private static func configuration(_ mode: Mode) -> Configuration {
         var configuration = Configuration()
         // Long enough for a reader's query or another index's batch; a daemon's writes that time
@@ -94,6 +97,9 @@ public final class Catalogue: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // Index runs write tens of thousands of rows per transaction: keep the pages in memory.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
+                // SQLite reuses the WAL file rather than shrink it; a scan grows it to tens of
+                // megabytes (`checkpointingSparsely`), which a daemon would otherwise keep.
+                try db.execute(sql: "PRAGMA journal_size_limit = \(walSizeLimit)")
             }
         }
         return configuration
