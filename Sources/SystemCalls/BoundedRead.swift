@@ -20,7 +20,12 @@ extension Descriptor {
     /// Reads the whole of a regular file, refusing anything else (FIFOs, devices) and anything
     /// larger than `limit` bytes. Open the file with `Descriptor.probeRead` so a FIFO cannot block.
     public func readRegularFile(limit: Int) throws -> [UInt8] {
-        let status = try status()
+        try readRegularFile(limit: limit, status: try status())
+    }
+
+    /// The same, given the status the caller has just taken of this descriptor (one `fstat` less
+    /// for each Info file and strings table an index reads).
+    public func readRegularFile(limit: Int, status: FileStatus) throws -> [UInt8] {
         guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: path.string, type: status.type) }
         guard status.size <= Int64(limit) else {
             throw BoundedReadError.tooLarge(path: path.string, size: status.size, limit: limit)

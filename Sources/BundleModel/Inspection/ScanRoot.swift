@@ -96,7 +96,7 @@ extension BeneathReading {
         guard status.type == .regular, before.map({ $0.inode == status.inode }) ?? true else {
             throw BoundedReadError.notRegularFile(path: display, type: status.type)
         }
-        return (try file.readRegularFile(limit: limit), status)
+        return (try file.readRegularFile(limit: limit, status: status), status)
     }
 
     /// Whether anything (even a dangling symlink) is at a path, without following a final symlink.
