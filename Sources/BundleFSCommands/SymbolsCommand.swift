@@ -27,8 +27,9 @@ struct SymbolsCommand: ParsableCommand {
         let catalogue = try common.openCatalogue(.readOnly)
         var entries: [(uuid: String, entry: PlistValue)] = []
         for key in keys {
-            guard let entry = DebugSymbols.entry(try catalogue.symbolMatches(uuidKey: key)) else { continue }
-            entries.append((BinarySlice.displayUUID(key: key), entry))
+            let matches = try catalogue.symbolMatches(uuidKey: key)
+            guard let entry = DebugSymbols.entry(matches), let uuid = DebugSymbols.spelling(matches) else { continue }
+            entries.append((uuid, entry))
         }
         guard !entries.isEmpty else {
             throw NegativeAnswer(description: "none of \(uuids.joined(separator: ", ")) is catalogued")

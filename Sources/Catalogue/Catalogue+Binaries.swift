@@ -10,13 +10,17 @@ extension Catalogue {
         DebugSymbols.matches(key: uuidKey, in: try bundles(matching: BundleQuery(under: under, uuidKey: uuidKey)).map(\.record))
     }
 
-    /// Every UUID key of the bundles at or under `root`, sorted.
-    public func uuidKeys(under root: FilePath) throws -> [String] {
+    /// Every UUID of the bundles at or under `root`, sorted by key: each spelled as its slices
+    /// spell it (`BinarySlice.uuid(format:key:)`), with its key.
+    public func uuids(under root: FilePath) throws -> [(uuid: String, key: String)] {
         try read { db in
-            try String.fetchAll(db, sql: """
-                SELECT DISTINCT x.uuid_key FROM binaries x JOIN bundles ON bundles.id = x.bundle_id
-                WHERE x.uuid_key IS NOT NULL AND \(Self.subtreeCondition) ORDER BY 1
-                """, arguments: Self.subtreeArguments(root))
+            try Row.fetchAll(db, sql: """
+                SELECT DISTINCT x.uuid_key, x.format FROM binaries x JOIN bundles ON bundles.id = x.bundle_id
+                WHERE x.uuid_key IS NOT NULL AND \(Self.subtreeCondition) ORDER BY 1, 2
+                """, arguments: Self.subtreeArguments(root)).map { row in
+                let key: String = row[0]
+                return (BinarySlice.uuid(format: BinarySlice.Format(rawValue: row[1]) ?? .machO, key: key), key)
+            }
         }
     }
 

@@ -84,6 +84,15 @@ import TestSupport
         let intel = try #require(entries[BinarySlice.canonicalUUID(intelUUID)]?.dictionary)
         #expect(intel["DBGDSYMPath"] == nil && intel["DBGArchitecture"] == .string("x86_64"))
 
+        // A 16-byte ELF build-id (ld's --build-id=md5) keeps its hex spelling: it is no Mach-O UUID.
+        let md5 = MachOImage.uuid(seed: 24)
+        tree.gnustepApp("GNUstep/Md5.app", info: ["NSExecutable": .string("Md5"), "CFBundleIdentifier": .string("org.example.md5")])
+        tree.file("GNUstep/Md5.app/Md5", ELFImage(buildID: md5).bytes(), mode: 0o755)
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let hex = md5.map { String(format: "%02x", $0) }.joined()
+        let elf = try bundlefs("symbols", BinarySlice.canonicalUUID(md5))
+        #expect(try PropertyListReader.read(Array(elf.standardOutput.utf8)).value.dictionary?.keys.sorted() == [hex], "\(elf)")
+
         let none = try bundlefs("symbols", unknown)
         #expect(none.status == 1 && none.standardOutput.isEmpty)
         #expect(try bundlefs("symbols", "xyz").status == 1)

@@ -23,6 +23,8 @@ extension MountedViewTests {
             fixture.tree.machOApp("Builds/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: 41)).bytes())
             fixture.tree.dSYM("Builds/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarf.bytes())
             fixture.tree.machOApp("Private/Secret.app", identifier: "org.example.secret", executable: MachOImage.x86_64(uuid: MachOImage.uuid(seed: 42)).bytes())
+            fixture.tree.gnustepApp("Builds/Md5.app", info: ["NSExecutable": .string("Md5"), "CFBundleIdentifier": .string("org.example.md5")])
+            fixture.tree.file("Builds/Md5.app/Md5", ELFImage(buildID: MachOImage.uuid(seed: 44)).bytes(), mode: 0o755)
             chmod(fixture.tree.path("Private"), 0o700)
         }
 
@@ -30,7 +32,11 @@ extension MountedViewTests {
             let view = try fixture.mount(languages: "en")
             #expect(try listing(view.path(".bundlefs")).contains("by-uuid"))
             let secretName = BinarySlice.canonicalUUID(MachOImage.uuid(seed: 42))
-            #expect(try listing(view.path(".bundlefs/by-uuid")) == [appName, secretName].sorted())
+            // A 16-byte ELF build-id keeps its hex spelling (as `query` and `symbols` give it).
+            let elfName = MachOImage.uuid(seed: 44).map { String(format: "%02x", $0) }.joined()
+            #expect(try listing(view.path(".bundlefs/by-uuid")) == [appName, secretName, elfName].sorted())
+            #expect(try listing(view.path(".bundlefs/by-uuid/\(elfName)")) == ["Info.plist", "executable"])
+            #expect(throws: (any Error).self) { try FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(MachOImage.uuid(seed: 44)))")) }
             #expect(try listing(view.path(".bundlefs/by-uuid/\(appName)")) == ["Info.plist", "dSYM", "executable"])
             #expect(try contents(view.path(".bundlefs/by-uuid/\(appName)/dSYM")) == contents(fixture.tree.path("Builds/Tool.app.dSYM/Contents/Resources/DWARF/Tool")))
             #expect(try contents(view.path(".bundlefs/by-uuid/\(appName)/executable")) == contents(fixture.tree.path("Builds/Tool.app/Contents/MacOS/Tool")))

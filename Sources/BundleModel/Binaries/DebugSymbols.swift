@@ -29,6 +29,10 @@ public enum DebugSymbols {
 
     public static func isDSYM(_ record: BundleRecord) -> Bool { record.lowercasedExtension == "dsym" || record.kind == "dSYM" }
 
+    /// The UUID as the matching slices spell it: a Mach-O UUID in its canonical form, an ELF
+    /// build-id in hex (even one of 16 bytes); nil when nothing matched.
+    public static func spelling(_ matches: [Match]) -> String? { matches.first?.slice.uuid }
+
     /// One UUID's entry, or nil when nothing matched.
     public static func entry(_ matches: [Match]) -> PlistValue? {
         let dSYM = matches.first { $0.isDSYM }
@@ -40,7 +44,7 @@ public enum DebugSymbols {
         return .dictionary(entry)
     }
 
-    /// The XML property list for these entries, keyed by the UUIDs as shown (upper-case 8-4-4-4-12).
+    /// The XML property list for these entries, keyed by the UUIDs as `spelling` gives them.
     public static func plist(_ entries: [(uuid: String, entry: PlistValue)]) -> [UInt8] {
         PropertyListWriter.xml(.dictionary(Dictionary(entries.map { ($0.uuid, $0.entry) }, uniquingKeysWith: { first, _ in first })))
     }

@@ -14,12 +14,12 @@ struct UUIDViews: Sendable {
     static let dSYMName: FileName = "dSYM"
     static let executableName: FileName = "executable"
 
-    /// The lookup keys of every UUID under SOURCE.
-    func keys() -> [String] { (try? catalogue.uuidKeys(under: source.path)) ?? [] }
+    /// Every UUID under SOURCE as its slices spell it (the directory's name), with its key.
+    func uuids() -> [(uuid: String, key: String)] { (try? catalogue.uuids(under: source.path)) ?? [] }
 
     /// The key a name stands for: only the spelling the listing shows, and only a known UUID.
     func key(forName name: FileName) -> String? {
-        guard let key = BinarySlice.uuidKey(name.string), BinarySlice.displayUUID(key: key) == name.string, !matches(key).isEmpty else { return nil }
+        guard let key = BinarySlice.uuidKey(name.string), DebugSymbols.spelling(matches(key)) == name.string else { return nil }
         return key
     }
 
@@ -32,7 +32,9 @@ struct UUIDViews: Sendable {
     func bundlePaths() -> [FilePath] { (try? catalogue.bundlesWithUUIDs(under: source.path)) ?? [] }
 
     func infoBytes(_ key: String) -> [UInt8]? {
-        DebugSymbols.entry(matches(key)).map { DebugSymbols.plist([(BinarySlice.displayUUID(key: key), $0)]) }
+        let matches = matches(key)
+        guard let entry = DebugSymbols.entry(matches), let uuid = DebugSymbols.spelling(matches) else { return nil }
+        return DebugSymbols.plist([(uuid, entry)])
     }
 
     /// `dSYM` or `executable`: the real file, resolved, when it is a regular file inside SOURCE.

@@ -97,8 +97,8 @@ extension ViewFileSystem {
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byUUID:
-            let items = uuids.keys().map { key in
-                Self.item(FileName(BinarySlice.displayUUID(key: key)), .synthesized(.uuidView, detail: .uuid(key)))
+            let items = uuids.uuids().map { uuid, key in
+                Self.item(FileName(uuid), .synthesized(.uuidView, detail: .uuid(key)))
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .uuidView:
