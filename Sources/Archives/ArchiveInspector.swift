@@ -31,18 +31,7 @@ public struct ArchiveInspector: Sendable {
     /// Asked of every file name a walk lists: compares bytes, ASCII case folded, without making a
     /// lower-cased copy of the name.
     public static func isArchiveName(_ name: FileName) -> Bool {
-        var text = name.string
-        return text.withUTF8 { bytes in
-            suffixBytes.contains { suffix in
-                guard bytes.count > suffix.count else { return false }
-                let start = bytes.count - suffix.count
-                for index in 0..<suffix.count {
-                    let byte = bytes[start + index]
-                    if ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) != suffix[index] { return false }
-                }
-                return true
-            }
-        }
+        suffixBytes.contains { FileNames.hasSuffixIgnoringASCIICase(name.string, $0) }
     }
 
     /// Reads the archive at `path` (absolute; opened by `open`, which confines it as the caller's

@@ -102,15 +102,16 @@ public enum FileNames {
     }
 
     /// Whether a name ends in `.lproj`, in any case.
-    public static func isLprojName(_ name: String) -> Bool {
+    public static func isLprojName(_ name: String) -> Bool { hasSuffixIgnoringASCIICase(name, ".lproj".utf8) }
+
+    /// Whether a name is longer than `lowercasedSuffix` and ends in it, ASCII case folded, without
+    /// allocating (asked of every name a walk lists).
+    public static func hasSuffixIgnoringASCIICase(_ name: String, _ lowercasedSuffix: some Collection<UInt8>) -> Bool {
         let utf8 = name.utf8
-        guard utf8.count > 6 else { return false }
-        var suffix = utf8.suffix(6).makeIterator()
-        for expected in ".lproj".utf8 {
-            guard let byte = suffix.next() else { return false }
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
+        guard utf8.count > lowercasedSuffix.count else { return false }
+        return zip(utf8.suffix(lowercasedSuffix.count), lowercasedSuffix).allSatisfy { byte, expected in
+            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
         }
-        return true
     }
 
     /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
