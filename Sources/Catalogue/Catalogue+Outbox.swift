@@ -136,7 +136,7 @@ extension Catalogue {
             var present: [BundleRecord] = []
             var removed: [FilePath] = []
             for path in paths {
-                if let bundle = try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string]).first {
+                if let bundle = try Self.fetchBundle(db, atPath: path) {
                     present.append(bundle.record)
                 } else {
                     removed.append(path)

@@ -82,12 +82,13 @@ extension Catalogue {
     public func bundles(atPaths paths: [FilePath]) throws -> [CataloguedBundle] {
         guard !paths.isEmpty else { return [] }
         return try read { db in
-            var found: [CataloguedBundle] = []
-            for path in paths {
-                found += try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string])
-            }
-            return found
+            try paths.compactMap { try Self.fetchBundle(db, atPath: $0) }
         }
+    }
+
+    /// The bundle at a path, within a read the caller has open.
+    static func fetchBundle(_ db: Database, atPath path: FilePath) throws -> CataloguedBundle? {
+        try fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string]).first
     }
 
     /// How many bundles and directories there are under a root, for summaries.
