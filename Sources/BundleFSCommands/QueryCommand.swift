@@ -65,7 +65,7 @@ struct QueryCommand: ParsableCommand {
         // Local records have no host; PostgreSQL's each carry theirs.
         let bundles: [(host: String?, record: BundleRecord)]
         if let database {
-            bundles = try Self.published(query, database: database, host: host).get().map { ($0.host, $0.record) }
+            bundles = try Self.published(query, database: database, host: host).map { ($0.host, $0.record) }
         } else {
             bundles = try common.openCatalogue(.readOnly).bundles(matching: query).map { (nil, $0.record) }
         }
@@ -91,11 +91,11 @@ struct QueryCommand: ParsableCommand {
     }
 
     /// The query against PostgreSQL, its errors as one line without any password.
-    static func published(_ query: BundleQuery, database: String, host: String?) -> Result<[PublishedBundle], UserError> {
+    static func published(_ query: BundleQuery, database: String, host: String?) throws -> [PublishedBundle] {
         do {
-            return .success(try PublishedCatalogue(readingFrom: database).bundles(matching: query, host: host))
+            return try PublishedCatalogue(readingFrom: database).bundles(matching: query, host: host)
         } catch {
-            return .failure(UserError("\(PostgresURL.redacted(database)): \(error)"))
+            throw UserError("\(PostgresURL.redacted(database)): \(error)")
         }
     }
 }

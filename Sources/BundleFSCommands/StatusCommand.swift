@@ -20,8 +20,8 @@ struct StatusCommand: ParsableCommand {
         guard var status = try WatchStatus.published(catalogue: catalogue.path) ?? catalogue.watchStatus() else {
             throw UserError("no watcher has run on \(catalogue.path); start one with `bundlefs watch ROOT`")
         }
-        let alive = kill(status.pid, 0) == 0 || errno == EPERM
-        if !alive && status.state != "stopped" { status.state = "not running (it stopped without saying so)" }
+        let alive = DaemonLiveness.isAlive(status.pid)
+        status.state = DaemonLiveness.state(status.state, alive: alive)
         let counts = try catalogue.counts(under: "/")
         let publishing = try PublishingReport(catalogue: catalogue)
         if json {

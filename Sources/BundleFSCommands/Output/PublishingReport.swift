@@ -12,8 +12,8 @@ struct PublishingReport {
     /// nil when this catalogue is not published.
     init?(catalogue: Catalogue) throws {
         guard var status = try catalogue.publicationStatus() else { return nil }
-        running = kill(status.pid, 0) == 0 || errno == EPERM
-        if !running && status.state != "stopped" { status.state = "not running (it stopped without saying so)" }
+        running = DaemonLiveness.isAlive(status.pid)
+        status.state = DaemonLiveness.state(status.state, alive: running)
         self.status = status
         backlog = try catalogue.outboxBacklog()
     }
