@@ -72,12 +72,7 @@ public struct BinarySlice: Sendable, Hashable {
     /// The canonical form of a lookup key of 32 hex digits (a Mach-O UUID); other keys (ELF
     /// build-ids) are shown as they are. `uuid(format:key:)` is exact where this guesses.
     public static func displayUUID(key: String) -> String {
-        guard key.utf8.count == 32 else { return key }
-        var bytes: [UInt8] = []
-        var iterator = key.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            bytes.append(Hex.value(high) << 4 | Hex.value(low))
-        }
+        guard key.utf8.count == 32, let bytes = Hex.bytes(key) else { return key }
         return canonicalUUID(bytes)
     }
 
