@@ -40,7 +40,7 @@ enum ArchiveBench {
         var samples = PairedSamples()
         for _ in 0..<max(5, runs) {
             samples.native.append(Timing.run("/bin/sh", ["-c", listAll, "sh"] + names))
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: catalogue + suffix) }
+            CatalogueFiles.remove(catalogue)
             samples.view.append(Timing.run(binary, ["index", directory], environment: ["BUNDLEFS_CATALOGUE": catalogue]))
         }
         report.add("index of \(count) .ipa files", seconds: samples.viewMedian, against: "bsdtar -tf each", baselineSeconds: samples.nativeMedian, goal: "≤ 2x")

@@ -23,7 +23,7 @@ enum MemoryBench {
         defer { watches.restore() }
 
         let catalogue = Paths.join(output, "memory.sqlite")
-        removeCatalogue(catalogue)
+        CatalogueFiles.remove(catalogue)
         for step in ["initial index", "restart"] {
             progress("memory: `watch` of \(label), \(step) ...")
             let started = Timing.now()
@@ -38,7 +38,7 @@ enum MemoryBench {
 
         progress("memory: `mount` of \(label), with its own index, then `find` and `ls -lR` ...")
         let mountCatalogue = Paths.join(output, "memory-mount.sqlite")
-        removeCatalogue(mountCatalogue)
+        CatalogueFiles.remove(mountCatalogue)
         let view = try MountedView(source: tree.root, mountPoint: mountPoint, catalogue: mountCatalogue, languages: "en",
                                    logFile: Paths.join(output, "memory-mount.log"), environment: ["BUNDLEFS_BINARY": binary])
         defer { _ = try? view.stop() }
@@ -53,10 +53,6 @@ enum MemoryBench {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(view.pid)/fd").count) ?? -1
         report.add("memory: `mount`, \(label)", value: "\(steps.joined(separator: ", ")); peak \(memory.peakMB) MB; "
                    + "\(descriptors) descriptors (limit \(limit.rlim_cur))", goal: "< 150 MB")
-    }
-
-    static func removeCatalogue(_ path: String) {
-        for suffix in ["", "-wal", "-shm", ".lock", ".status"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 

@@ -59,10 +59,10 @@ enum PublishBench {
                 remote.append(try spawned(binary, ["query", "--database", server.url] + query, environment: environment))
                 local.append(try spawned(binary, ["query"] + query, environment: environment))
             }
-            let remoteP99 = percentile(remote, 0.99), localP99 = percentile(local, 0.99)
+            let remoteP99 = Timing.percentile(remote, 0.99), localP99 = Timing.percentile(local, 0.99)
             report.add("query --database by \(name), \(rows) rows", value: String(format: "%.0f /s, p50 %.1f ms, p99 %.1f ms (%d matches each; local query %.1f ms p50, %.1f ms p99)",
-                       Double(queries.count) / remote.reduce(0, +), percentile(remote, 0.5) * 1000, remoteP99 * 1000, matches,
-                       percentile(local, 0.5) * 1000, localP99 * 1000), goal: "(p99 < 100 ms)")
+                       Double(queries.count) / remote.reduce(0, +), Timing.percentile(remote, 0.5) * 1000, remoteP99 * 1000, matches,
+                       Timing.percentile(local, 0.5) * 1000, localP99 * 1000), goal: "(p99 < 100 ms)")
         }
         report.notes.append("query --database: \(lookups) lookups of each kind, each a `bundlefs` process (start, connect, query, decode, print to /dev/null), against \(hosts) hosts; `local query` is the same lookup on one host's SQLite catalogue, alternating")
     }
@@ -74,10 +74,5 @@ enum PublishBench {
         let seconds = try Timing.seconds { status = try Spawn.runDetached(executable, arguments: arguments, environment: environment) }
         guard status == 0 else { throw WatcherFailure("\(executable) \(arguments.joined(separator: " ")) failed with status \(status)") }
         return seconds
-    }
-
-    static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
 }

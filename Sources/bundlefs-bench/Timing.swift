@@ -20,6 +20,12 @@ enum Timing {
         return samples[samples.count / 2]
     }
 
+    /// The sample at `fraction` (0.5 the median, 0.99 the 99th percentile), nearest rank.
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
+    }
+
     /// User and system time of every child waited for so far: the difference across a `run` is
     /// that command's CPU time, which a busy neighbour on the machine moves less than its wall time.
     static func childCPUSeconds() -> Double {
@@ -73,5 +79,12 @@ enum BareWalk {
             for entry in listing where entry.type == .directory { pending.append(path.appending(entry.name)) }
         }
         return (directories, entries)
+    }
+}
+
+/// A catalogue and the files beside it, removed before a run that must start from nothing.
+enum CatalogueFiles {
+    static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm", ".lock", ".status"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

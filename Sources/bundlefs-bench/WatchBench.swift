@@ -23,7 +23,7 @@ enum WatchBench {
     static func run(binary: String, output: String, bundles: Int, changes: Int) throws -> Figures {
         let treeRoot = Paths.join(output, "watch-tree")
         let cataloguePath = Paths.join(output, "watch.sqlite")
-        for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
+        CatalogueFiles.remove(cataloguePath)
         BenchmarkTree(root: treeRoot, bundles: bundles).generate()
         let tree = TreeWriter(root: treeRoot)
 
@@ -143,16 +143,12 @@ enum WatchBench {
 
     static func freshDump(_ root: String, output: String) throws -> CatalogueDump {
         let path = Paths.join(output, "watch-fresh.sqlite")
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        CatalogueFiles.remove(path)
         let fresh = try Catalogue(path: path, mode: .readWrite)
         _ = try Indexer(catalogue: fresh, options: ScanOptions(distrustWindow: 0)).index(root: FilePath(root))
         return try CatalogueDump(fresh)
     }
 
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
-    }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

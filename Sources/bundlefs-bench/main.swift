@@ -68,7 +68,7 @@ if CommandLine.arguments.contains("--profile-write") {
     _ = TreeScanner(root: try ScanRoot(path: FilePath(CommandLine.arguments.last!))).scan(into: sink)
     for run in 0..<3 {
         let path = "/tmp/bundlefs-profile-write-\(run).sqlite"
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        CatalogueFiles.remove(path)
         let catalogue = try Catalogue(path: path, mode: .readWrite)
         // As an index writes: sparse checkpoints, the UUID index built at the end.
         let seconds = try Timing.seconds {
@@ -115,9 +115,7 @@ if settings.index {
     report.notes.append(String(format: "baselines: `find ROOT` %.3f s, in-process getdents walk %.3f s, `find ROOT -type d` %.3f s", findWalk, inProcessWalk, findDirectories))
 
     // Initial index: a fresh catalogue each run.
-    func removeCatalogue() {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
-    }
+    func removeCatalogue() { CatalogueFiles.remove(cataloguePath) }
     let environment = ["BUNDLEFS_CATALOGUE": cataloguePath]
     // One untimed run first: `find` warms directories, not the files an index reads.
     removeCatalogue()
@@ -189,7 +187,7 @@ if settings.index {
 if settings.publish {
     // The index section leaves its catalogue; alone, this section makes one.
     if !FileManager.default.fileExists(atPath: cataloguePath) || !settings.index {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cataloguePath + suffix) }
+        CatalogueFiles.remove(cataloguePath)
         _ = Timing.run(settings.binary, ["index", treeRoot], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
     }
     progress("publishing figures: \(settings.bundles) bundles to a local PostgreSQL, then \(PublishBench.hosts) hosts ...")
@@ -199,7 +197,7 @@ if settings.publish {
 if settings.watch {
     progress("watcher figures: a fresh tree of \(settings.bundles) bundles, \(settings.latencyChanges) single changes, then a storm ...")
     let figures = try WatchBench.run(binary: settings.binary, output: settings.output, bundles: settings.bundles, changes: settings.latencyChanges)
-    let p50 = WatchBench.percentile(figures.latencies, 0.5) * 1000, p99 = WatchBench.percentile(figures.latencies, 0.99) * 1000
+    let p50 = Timing.percentile(figures.latencies, 0.5) * 1000, p99 = Timing.percentile(figures.latencies, 0.99) * 1000
     report.add("change to catalogue, p50", value: String(format: "%.1f ms (%d changes)", p50, figures.latencies.count), goal: "< 50 ms")
     report.add("change to catalogue, p99", value: String(format: "%.1f ms", p99), goal: "< 500 ms")
     report.add("storm of \(figures.stormChanges) changes", value: String(format: "converged %.2f s after the last (%@, %d overflows)",
