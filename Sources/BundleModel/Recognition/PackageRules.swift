@@ -102,16 +102,23 @@ public enum FileNames {
     }
 
     /// Whether a name ends in `.lproj`, in any case.
-    public static func isLprojName(_ name: String) -> Bool { hasSuffixIgnoringASCIICase(name, ".lproj".utf8) }
+    public static func isLprojName(_ name: String) -> Bool { hasSuffixIgnoringASCIICase(name, lprojSuffix) }
+
+    private static let lprojSuffix = Array(".lproj".utf8)
 
     /// Whether a name is longer than `lowercasedSuffix` and ends in it, ASCII case folded, without
-    /// allocating (asked of every name a walk lists).
-    public static func hasSuffixIgnoringASCIICase(_ name: String, _ lowercasedSuffix: some Collection<UInt8>) -> Bool {
+    /// allocating. Asked of every name a walk lists: concrete types and plain indexing (a generic
+    /// version, unspecialised across modules, made a one-thread scan 1.8 times slower).
+    public static func hasSuffixIgnoringASCIICase(_ name: String, _ lowercasedSuffix: [UInt8]) -> Bool {
         let utf8 = name.utf8
         guard utf8.count > lowercasedSuffix.count else { return false }
-        return zip(utf8.suffix(lowercasedSuffix.count), lowercasedSuffix).allSatisfy { byte, expected in
-            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected
+        var index = utf8.index(utf8.endIndex, offsetBy: -lowercasedSuffix.count)
+        for expected in lowercasedSuffix {
+            let byte = utf8[index]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
+            utf8.formIndex(after: &index)
         }
+        return true
     }
 
     /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
