@@ -12,7 +12,7 @@ func option(_ name: String, default value: UInt64) -> UInt64 {
 }
 let iterations = option("--iterations", default: 1_000_000)
 let seed = option("--seed", default: UInt64(Date().timeIntervalSince1970))
-var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds + FuzzSeeds.binaries
+var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds + FuzzSeeds.binaries + SharedReferencePlists.shapes
 for path in arguments where !path.hasPrefix("--") && FileManager.default.fileExists(atPath: path) {
     if let data = FileManager.default.contents(atPath: path) { seeds.append(Array(data)) }
 }
@@ -22,8 +22,10 @@ let clock = ContinuousClock()
 var slowest = Duration.zero
 for iteration in 0..<iterations {
     let index = Int(iteration % UInt64(seeds.count))
-    // Every other input has header words broken (counts, sizes, offsets) rather than bytes.
-    let input = iteration % 2 == 0 ? mutator.mutateWords(seeds[index], within: 256) : mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
+    // Every other input has header words broken (counts, sizes, offsets) rather than bytes; every
+    // fifth binary plist has a collection pointed at one shared object.
+    var input = iteration % 2 == 0 ? mutator.mutateWords(seeds[index], within: 256) : mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
+    if iteration % 5 == 0 { input = mutator.shareReferences(seeds[index]) }
     let start = clock.now
     _ = try? PropertyListReader.read(input)
     _ = try? StringsFileReader.read(input)

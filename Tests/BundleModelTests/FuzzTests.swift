@@ -37,4 +37,21 @@ import TestSupport
         // The mutations must not all be fatal, or the test would only exercise error paths.
         #expect(parsed > 600)
     }
+
+    /// Binary plists whose collections are pointed at one object, from real-looking seeds and from
+    /// shapes made to expand: each is read or refused within the budget, quickly.
+    @Test func sharedReferenceMutationsStayWithinTheBudget() {
+        let seeds = [PropertyListWriter.binary(FuzzSeeds.info)] + SharedReferencePlists.shapes
+        var mutator = Mutator(seed: 0x5EED_5A4E)
+        let clock = ContinuousClock()
+        var slowest = Duration.zero
+        for iteration in 0..<3000 {
+            var input = mutator.shareReferences(seeds[iteration % seeds.count])
+            if iteration % 3 == 0 { input = mutator.mutate(input) }
+            let start = clock.now
+            _ = try? PropertyListReader.read(input)
+            slowest = max(slowest, clock.now - start)
+        }
+        #expect(slowest < .milliseconds(500))
+    }
 }

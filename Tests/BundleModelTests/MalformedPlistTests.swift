@@ -1,4 +1,5 @@
 import BundleModel
+import Fixtures
 import Testing
 
 /// Hostile binary plists: every one must fail cleanly, quickly, without crashing.
@@ -40,6 +41,25 @@ import Testing
         // CoreFoundation shares equal strings: one string referenced from many places is fine.
         let shared = Self.binary(objects: [[0xA4, 0x01, 0x01, 0x01, 0x01], [0x51, 0x61]])
         #expect(try PropertyListReader.read(shared).value == .array(Array(repeating: .string("a"), count: 4)))
+    }
+
+    @Test func aSharedLeafCannotExpandToGigabytes() {
+        // 1 MiB named 100,000 times: 1.1 MB on disk, 100 GiB once every reference is a copy.
+        let clock = ContinuousClock(), start = clock.now
+        let bomb = SharedReferencePlists.info(identifier: "com.example.bomb", dataBytes: 1 << 20, references: 100_000)
+        #expect(throws: PlistError.self) { try PropertyListReader.read(bomb) }
+        #expect(clock.now - start < .seconds(2))
+        for shape in SharedReferencePlists.shapes {
+            #expect(throws: PlistError.self) { try PropertyListReader.read(shape) }
+        }
+    }
+
+    @Test func sharingWithinTheBudgetReadsAndSharesStorage() throws {
+        // 1 KiB named 100 times: the kind of sharing real writers do, far under the budget.
+        let info = try PropertyListReader.read(SharedReferencePlists.info(identifier: "com.example.ok", dataBytes: 1024, references: 100)).value
+        let payload = try #require(info.dictionary?["Payload"]?.array)
+        #expect(payload.count == 100 && payload.allSatisfy { $0 == payload[0] })
+        if case let .data(bytes) = payload[0] { #expect(bytes.count == 1024) } else { Issue.record("not data: \(payload[0])") }
     }
 
     @Test func truncatedAtEveryLength() {

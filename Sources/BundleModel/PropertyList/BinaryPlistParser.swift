@@ -1,7 +1,8 @@
 /// Apple's binary property-list format (`bplist00`). Every offset, length and reference is checked
-/// against the file before use; a reference back into the chain being built is a cycle; and the
-/// number of values produced is bounded by the file size, so shared sub-objects cannot be used to
-/// expand a small file into an exponential tree.
+/// against the file before use; a reference back into the chain being built is a cycle; and what
+/// the values expand to is bounded twice by the file size: their number, and their bytes (every
+/// reference to a shared string or data object counts its bytes again), so shared sub-objects can
+/// expand a small file neither into an exponential tree nor into gigabytes of copies.
 struct BinaryPlistParser {
     private let bytes: [UInt8]
     private var offsetSize = 0
@@ -10,6 +11,14 @@ struct BinaryPlistParser {
     private var offsetTableStart = 0
     private var inProgress = Set<Int>()
     private var budget: Int
+    /// Bytes the values may expand to, counting a shared object once per reference: that is what
+    /// the catalogue's JSON and the view's XML write out.
+    private var expansionBudget: Int
+    /// Strings and data already read, by object number: references share one copy.
+    private var leaves: [Int: PlistValue] = [:]
+
+    /// Per-value bytes charged besides a string's or data's own: what a value costs to hold.
+    static let valueCost = 16
 
     static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("bplist0".utf8)) }
 
@@ -21,6 +30,18 @@ struct BinaryPlistParser {
     private init(bytes: [UInt8]) {
         self.bytes = bytes
         budget = bytes.count * 4 + 1024
+        expansionBudget = Self.expansionLimit(fileSize: bytes.count)
+    }
+
+    /// Sixteen times the file, at least 1 MiB and at most 32 MiB: real plists share keys and short
+    /// strings (a few times their size expanded); an Info dictionary near 32 MiB is an attack.
+    static func expansionLimit(fileSize: Int) -> Int { min(max(fileSize * 16, 1 << 20), 32 << 20) }
+
+    private mutating func charge(_ bytes: Int) throws(PlistError) {
+        expansionBudget -= bytes + Self.valueCost
+        guard expansionBudget >= 0 else {
+            throw PlistError("binary plist expands to more than \(Self.expansionLimit(fileSize: self.bytes.count) >> 20) MiB (shared objects referenced over and over)")
+        }
     }
 
     private mutating func parseDocument() throws(PlistError) -> PlistValue {
@@ -62,6 +83,17 @@ struct BinaryPlistParser {
         guard depth <= maximumPlistDepth else { throw PlistError("binary plist nests more than \(maximumPlistDepth) levels") }
         budget -= 1
         guard budget >= 0 else { throw PlistError("binary plist expands to more values than its size allows (shared objects)") }
+        if let leaf = leaves[number] {
+            try charge(leaf.leafByteCount)
+            return leaf
+        }
+        let value = try read(number, depth: depth)
+        try charge(value.leafByteCount)
+        if value.leafByteCount > 0 { leaves[number] = value }
+        return value
+    }
+
+    private mutating func read(_ number: Int, depth: Int) throws(PlistError) -> PlistValue {
         let start = try offset(ofObject: number)
         let marker = bytes[start]
         let high = marker >> 4, low = marker & 0x0F
@@ -186,5 +218,17 @@ struct BinaryPlistParser {
             references.append(Int(value))
         }
         return references
+    }
+}
+
+private extension PlistValue {
+    /// The bytes a string or data value holds; 0 for other values (collections are charged by
+    /// their elements).
+    var leafByteCount: Int {
+        switch self {
+        case let .string(value): value.utf8.count
+        case let .data(value): value.count
+        default: 0
+        }
     }
 }
