@@ -41,8 +41,9 @@ public struct TarLayout: Sendable {
     /// The latest modification time of any member: the archive's own.
     public let modificationTime: Int64
     /// The read bits the archive may grant (SPEC.md, "Nothing leaks"): a class reads it only if
-    /// every member grants that class read (and search, for directories) and every member has the
-    /// package's owner and group; else only the owner.
+    /// every member grants that class read (and search, for directories), judged as `Access` judges
+    /// any derived item: a member of another owner or group grants the package's owner or group
+    /// only what it grants every class they might fall in.
     public let readableMode: UInt32
     /// What the archive's bytes are made of (every member's name, metadata, inode and times): two
     /// layouts of an unchanged package agree, so a layout dropped from a cache and made again still
@@ -55,8 +56,7 @@ public struct TarLayout: Sendable {
     public init(packagePath: FilePath) throws {
         var members: [Member] = []
         var offset: Int64 = 0
-        var readable: UInt32 = 0o444
-        var sharesOwner = true
+        var sources: [(status: FileStatus, need: Access.Need)] = []
         var firstLinks: [FileIdentity: FilePath] = [:]
         let packageStatus = try FileStatus.of(packagePath)
 
@@ -69,10 +69,9 @@ public struct TarLayout: Sendable {
             member.headerSize = Int64(TarHeaders.headers(for: member).count)
             offset = member.end
             members.append(member)
-            if status.userID != packageStatus.userID || status.groupID != packageStatus.groupID { sharesOwner = false }
             switch kind {
-            case .file, .hardLink: readable &= status.permissions & 0o444
-            case .directory: readable &= status.permissions & 0o444 & ((status.permissions & 0o111) << 2)
+            case .file, .hardLink: sources.append((status, .read))
+            case .directory: sources.append((status, .list))
             case .symlink, .fifo: break
             }
         }
@@ -105,7 +104,7 @@ public struct TarLayout: Sendable {
         size = offset + 1024
         container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
-        readableMode = sharesOwner ? readable : readable & 0o400
+        readableMode = Access.derived(owner: packageStatus, isDirectory: false, from: sources).mode
         fingerprint = Self.fingerprint(of: members)
     }
 
