@@ -5,31 +5,35 @@ public import SystemCalls
 /// Lookups by executable UUID (rule 25), for `symbols` and the view's `by-uuid` directory.
 extension Catalogue {
     /// The slices with this UUID (a key made by `BinarySlice.uuidKey`) in bundles at or under
-    /// `under`, dSYMs first.
+    /// `under`, dSYMs first. Read from the slices' rows and their bundles' paths and kinds alone,
+    /// never a whole record: `symbols` and every by-uuid lookup ask it.
     public func symbolMatches(uuidKey: String, under: FilePath? = nil) throws -> [DebugSymbols.Match] {
-        DebugSymbols.matches(key: uuidKey, in: try bundles(matching: BundleQuery(under: under, uuidKey: uuidKey)).map(\.record))
+        try symbolMatchesByKey(uuidKey: uuidKey, under: under)[uuidKey] ?? []
     }
 
-    /// Every UUID of the bundles at or under `root`, sorted by key: each spelled as its slices
-    /// spell it (`BinarySlice.uuid(format:key:)`), with its key.
-    public func uuids(under root: FilePath) throws -> [(uuid: String, key: String)] {
+    /// Every UUID's matches in bundles at or under `root`, by key: a by-uuid listing's, from one
+    /// query.
+    public func symbolMatchesByKey(under root: FilePath) throws -> [String: [DebugSymbols.Match]] {
+        try symbolMatchesByKey(uuidKey: nil, under: root)
+    }
+
+    private func symbolMatchesByKey(uuidKey: String?, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT DISTINCT x.uuid_key, x.format FROM binaries x JOIN bundles ON bundles.id = x.bundle_id
-                WHERE x.uuid_key IS NOT NULL AND \(Self.subtreeCondition) ORDER BY 1, 2
-                """, arguments: Self.subtreeArguments(root)).map { row in
-                let key: String = row[0]
-                return (BinarySlice.uuid(format: BinarySlice.Format(rawValue: row[1]) ?? .machO, key: key), key)
+            var conditions = [uuidKey == nil ? "x.uuid_key IS NOT NULL" : "x.uuid_key = ?"]
+            if under != nil { conditions.append(Self.subtreeCondition.replacingOccurrences(of: "path", with: "b.path")) }
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
+                FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
+                """, arguments: StatementArguments((uuidKey.map { [$0] } ?? []) + (under.map(Self.subtreeValues) ?? [])))
+            var matches: [String: [DebugSymbols.Match]] = [:]
+            while let row = try rows.next() {
+                let bundle = FilePath(row[BinaryRow.names.count] as String)
+                let slice = BinaryRow.slice(row)
+                guard let key = slice.uuidKey else { continue }
+                let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: row[BinaryRow.names.count + 1])
+                matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
             }
-        }
-    }
-
-    /// The bundles at or under `root` with at least one UUID.
-    public func bundlesWithUUIDs(under root: FilePath) throws -> [FilePath] {
-        try read { db in
-            try String.fetchAll(db, sql: """
-                SELECT path FROM bundles WHERE id IN (SELECT bundle_id FROM binaries WHERE uuid_key IS NOT NULL) AND \(Self.subtreeCondition)
-                """, arguments: Self.subtreeArguments(root)).map { FilePath($0) }
+            return matches.mapValues(DebugSymbols.sorted)
         }
     }
 }

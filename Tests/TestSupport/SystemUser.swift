@@ -29,6 +29,12 @@ public final class SystemUser: @unchecked Sendable {
     /// Whether this user can read the whole file at `path` (through `cat`).
     public func canRead(_ path: String) throws -> Bool { try run("/bin/cat", [path]).status == 0 }
 
+    /// Whether this user can archive the whole tree at `path` (through `tar`, into a pipe: GNU tar
+    /// reads no file's contents when its archive is /dev/null).
+    public func canArchive(_ path: String) throws -> Bool {
+        try run("/bin/bash", ["-c", "set -o pipefail; /bin/tar -cf - \"$1\" 2>/dev/null | /bin/cat > /dev/null", "archive", path]).status == 0
+    }
+
     /// Whether this user can list the directory at `path` (through `ls`).
     public func canList(_ path: String) throws -> Bool { try run("/bin/ls", ["-a", path]).status == 0 }
 

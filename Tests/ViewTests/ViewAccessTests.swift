@@ -65,7 +65,7 @@ extension MountedViewTests {
             for (what, native, viewed, isDirectory) in cases {
                 let nativeAllowed = try native.map { relative -> Bool in
                     if isDirectory { return try user.canList(source.path(relative)) }
-                    if relative.hasSuffix(".app") { return try user.run("/bin/tar", ["-cf", "/dev/null", source.path(relative)]).status == 0 }
+                    if relative.hasSuffix(".app") { return try user.canArchive(source.path(relative)) }
                     return try user.canRead(source.path(relative))
                 } ?? false
                 let viewAllowed = isDirectory ? try user.canList(view.path(viewed)) : try user.canRead(view.path(viewed))
@@ -74,12 +74,73 @@ extension MountedViewTests {
             }
             // Not vacuous: what SOURCE shares, the view shares too.
             #expect(readable == ["an open app's tar", "an open app's effective Info.plist", "an open app's Icon.png"], "\(readable)")
-            // The identifiers of bundles the user cannot reach are not listed to them either.
+            // The kernel shows one listing of by-id to every user: others may only search it.
             #expect(try !user.canList(view.path(".bundlefs/by-id")))
             // The owner (root here) still reads everything through the view.
             #expect(try contents(view.path(".bundlefs/by-id/org.example.private/Resources/secret.txt")) == Array("secret\n".utf8))
             let tar = try contents(view.path("Shared/Private"))
             #expect(tar.count > 1024)
+        }
+
+        /// Each user reaches by-id of every bundle they could read in SOURCE (their own under a
+        /// 0700 home, the shared ones, one inside an archive), and none of another user's; nobody
+        /// but the mount's owner may list the identifiers.
+        @Test func byIDOpensToWhomSourceDoes() throws {
+            let alice = try SystemUser(), bob = try SystemUser()
+            let tree = fixture.tree
+            for (user, identifier) in [(alice, "org.example.alice"), (bob, "org.example.bob")] {
+                tree.macApp("Homes/\(user.name)/Mine.app", identifier: identifier)
+                try Self.give(tree.path("Homes/\(user.name)"), to: user)
+                chmod(tree.path("Homes/\(user.name)"), 0o700)
+            }
+            tree.macApp("Staging/Payload/Boxed.app", identifier: "org.example.boxed")
+            let zipped = try Subprocess.run("/usr/bin/zip", ["-qry", tree.path("Shared/Boxed.ipa"), "Payload"], directory: tree.path("Staging"))
+            try #require(zipped.status == 0, "\(zipped)")
+            let view = try fixture.mount(languages: "en", arguments: ["--allow-other"])
+            let byID = view.path(".bundlefs/by-id")
+            for (user, own, theirs) in [(alice, "org.example.alice", "org.example.bob"), (bob, "org.example.bob", "org.example.alice")] {
+                #expect(try user.canList(Paths.join(byID, own)), "\(user.name): by-id/\(own)")
+                #expect(try user.canRead(Paths.join(Paths.join(byID, own), "Info.plist")), "\(user.name): by-id/\(own)/Info.plist")
+                #expect(try user.canList(Paths.join(byID, "org.example.open")), "\(user.name): a shared bundle")
+                #expect(try user.canRead(Paths.join(Paths.join(byID, "org.example.boxed"), "Info.plist")), "\(user.name): a bundle in a shared archive")
+                #expect(try !user.canList(Paths.join(byID, theirs)), "\(user.name): another user's bundle")
+                #expect(try !user.canRead(Paths.join(Paths.join(byID, theirs), "Info.plist")), "\(user.name): another user's Info.plist")
+                #expect(try !user.canList(Paths.join(byID, "org.example.inner")), "\(user.name): a bundle under root's 0700 folder")
+                #expect(try !user.canList(byID), "\(user.name): the listing names every identifier")
+            }
+            #expect(try Set(listing(byID)).isSuperset(of: ["org.example.alice", "org.example.bob", "org.example.boxed", "org.example.inner"]))
+        }
+
+        /// A package owned by one user whose `Contents` is world-writable (sticky, as a shared drop
+        /// folder is) holds another user's 0600 file and 0700 folder: its owner cannot read them
+        /// in SOURCE, so not in the package's tar either.
+        @Test func aPackageOwnerReadsNoOtherUsersMembersInItsTar() throws {
+            let owner = try SystemUser(), other = try SystemUser()
+            let tree = fixture.tree
+            for name in ["File", "Folder", "Own"] {
+                tree.macApp("Drop/\(name).app", identifier: "org.example.drop-\(name.lowercased())")
+                try Self.give(tree.path("Drop/\(name).app"), to: owner)
+                chmod(tree.path("Drop/\(name).app/Contents"), 0o1777)
+            }
+            tree.text("Drop/File.app/Contents/theirs.txt", "theirs\n", mode: 0o600)
+            try Self.give(tree.path("Drop/File.app/Contents/theirs.txt"), to: other)
+            tree.text("Drop/Folder.app/Contents/Theirs/inside.txt", "inside\n")
+            try Self.give(tree.path("Drop/Folder.app/Contents/Theirs"), to: other)
+            chmod(tree.path("Drop/Folder.app/Contents/Theirs"), 0o700)
+            let view = try fixture.mount(languages: "en", arguments: ["--allow-other"])
+            for name in ["File", "Folder"] {
+                #expect(try !owner.canArchive(tree.path("Drop/\(name).app")), "\(name): the owner could archive it natively")
+                #expect(try !owner.canRead(view.path("Drop/\(name)")), "\(name): the owner reads another user's member in the tar")
+                #expect(try FileStatus.of(view.path("Drop/\(name)")).permissions & 0o444 == 0)
+            }
+            // Not vacuous: a package all the owner's own is theirs to read.
+            #expect(try owner.canArchive(tree.path("Drop/Own.app")))
+            #expect(try owner.canRead(view.path("Drop/Own")))
+        }
+
+        static func give(_ path: String, to user: SystemUser) throws {
+            let result = try Subprocess.run("/bin/chown", ["-R", "\(user.userID):\(user.groupID)", path])
+            try #require(result.status == 0, "\(result)")
         }
 
         /// Mounted for one user (no `--allow-other`), the daemon reads as that user: a member it

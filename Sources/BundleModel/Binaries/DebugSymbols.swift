@@ -22,12 +22,19 @@ public enum DebugSymbols {
 
     /// The slices of these bundles that have the UUID `key`, dSYMs first, then by path.
     public static func matches(key: String, in bundles: [BundleRecord]) -> [Match] {
-        bundles.flatMap { record in
+        sorted(bundles.flatMap { record in
             record.binaries.filter { $0.uuidKey == key }.map { Match(bundle: record.path, isDSYM: isDSYM(record), slice: $0) }
-        }.sorted { ($0.isDSYM ? 0 : 1, $0.file.string) < ($1.isDSYM ? 0 : 1, $1.file.string) }
+        })
     }
 
-    public static func isDSYM(_ record: BundleRecord) -> Bool { record.lowercasedExtension == "dsym" || record.kind == "dSYM" }
+    /// Matches in the order answers use: dSYMs first, then by path.
+    public static func sorted(_ matches: [Match]) -> [Match] {
+        matches.sorted { ($0.isDSYM ? 0 : 1, $0.file.string) < ($1.isDSYM ? 0 : 1, $1.file.string) }
+    }
+
+    public static func isDSYM(_ record: BundleRecord) -> Bool { isDSYM(name: record.name, kind: record.kind) }
+
+    public static func isDSYM(name: FileName, kind: String) -> Bool { name.lowercasedExtension == "dsym" || kind == "dSYM" }
 
     /// The UUID as the matching slices spell it: a Mach-O UUID in its canonical form, an ELF
     /// build-id in hex (even one of 16 bytes); nil when nothing matched.

@@ -1,13 +1,19 @@
 import BundleModel
+import Synchronization
 import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The access each item of the `.bundlefs` tree allows (SPEC.md, "Nothing leaks"): `by-path`
 /// mirrors the directories of SOURCE it follows; a bundle's view grants no more than the bundle's
 /// own directory and every directory above it in SOURCE; its `Info.plist` and `Resources` no more
 /// than the files and directories they are made from.
 extension ViewFileSystem {
-    func access(of kind: NodeKind, detail: SyntheticDetail) -> Access {
-        var statuses = StatusMemo()
+    /// `lookups` carries what a listing already gathered (directory statuses shared by its
+    /// entries, a by-uuid listing's matches), so an entry of a long listing costs no more queries.
+    func access(of kind: NodeKind, detail: SyntheticDetail, lookups: ListingLookups = ListingLookups()) -> Access {
+        let statuses = lookups.statuses
         switch (kind, detail) {
         case let (.byPath, .pathPrefix(prefix)):
             return statuses.status(of: source.absolute(prefix)).map(Access.mirrored) ?? noAccess
@@ -17,47 +23,37 @@ extension ViewFileSystem {
              let (.info, .bundle(key)) where views.archive(forView: key) != nil:
             // Made from the archive: no more than reading the archive allows.
             guard let archive = views.archive(forView: key), let owner = statuses.status(of: archive) else { return noAccess }
-            let sources = [(owner, Access.Need.read)] + chain(of: archive.parent, &statuses).map { ($0.status, Access.Need.traverse) }
+            let sources = [(owner, Access.Need.read)] + chain(of: archive.parent, statuses).map { ($0.status, Access.Need.traverse) }
             return Access.derived(owner: owner, isDirectory: kind == .bundleView, from: sources)
         case let (.bundleView, .bundle(key)):
             guard let path = views.bundlePath(forView: key), let owner = statuses.status(of: path) else { return noAccess }
-            return Access.derived(owner: owner, isDirectory: true, from: chain(of: path, &statuses))
-        case (.byID, _):
-            // Its listing names every identifier: only for those who may see every bundle.
-            var sources: [(status: FileStatus, need: Access.Need)] = []
-            for identifier in views.identifiers() {
-                guard let path = views.bundlePath(forView: .identifier(identifier)) else { continue }
-                sources += chain(of: path, &statuses)
-            }
-            return Access.derived(owner: rootStatus, isDirectory: true, from: sources)
+            return Access.derived(owner: owner, isDirectory: true, from: chain(of: path, statuses))
+        case (.byID, _), (.byUUID, _):
+            return Self.searchOnlyForOthers
         case let (.info, .bundle(key)):
             guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
             var files = record.infoFile.map { [$0] } ?? []
             if let strings = record.chosenInfoPlistStringsFile(for: packages.languages) { files.append(strings) }
-            let sources = files.flatMap { within(record.path, $0, need: .read, &statuses) }
+            let sources = files.flatMap { within(record.path, $0, need: .read, statuses) }
             return Access.derived(owner: owner, isDirectory: false, from: sources)
         case let (.icon, .bundle(key)):
             // Made from the icon file alone, which may lie in another bundle (a claimed document's).
             guard let record = views.record(forView: key), let owner = statuses.status(of: record.path),
                   let icon = record.icon, let relative = source.relative(icon)
             else { return noAccess }
-            return Access.derived(owner: owner, isDirectory: false, from: within(source.path, relative, need: .read, &statuses))
+            return Access.derived(owner: owner, isDirectory: false, from: within(source.path, relative, need: .read, statuses))
         case let (.resources, .resources(key, subpath)):
             guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
             let directories = record.searchLevels(for: packages.languages).map { $0.directory.appending(subpath) }
             let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
-            let sources = existing.flatMap { within(record.path, $0, need: .list, &statuses) }
+            let sources = existing.flatMap { within(record.path, $0, need: .list, statuses) }
             return Access.derived(owner: owner, isDirectory: true, from: sources)
-        case (.byUUID, _):
-            // Like by-id: only for those who may see every bundle with a UUID.
-            let sources = uuids.bundlePaths().flatMap { chain(of: $0, &statuses) }
-            return Access.derived(owner: rootStatus, isDirectory: true, from: sources)
         case let (.uuidView, .uuid(key)), let (.uuidInfo, .uuid(key)):
             // Names the dSYM and the executable: no more than their bundles and files allow.
-            let matches = uuids.matches(key)
+            let matches = lookups.uuidMatches[key] ?? uuids.matches(key)
             // The directories down to each file are passed through; the file itself is a real node
             // whose own mode the kernel checks when it is read.
-            let sources = matches.flatMap { chain(of: $0.bundle, &statuses) + within($0.bundle, $0.slice.file.parent, need: .traverse, &statuses) }
+            let sources = matches.flatMap { chain(of: $0.bundle, statuses) + within($0.bundle, $0.slice.file.parent, need: .traverse, statuses) }
             return Access.derived(owner: rootStatus, isDirectory: kind == .uuidView, from: sources.isEmpty ? [(noAccessStatus, .read)] : sources)
         default:
             // `.bundlefs` itself lists fixed names.
@@ -65,10 +61,17 @@ extension ViewFileSystem {
         }
     }
 
+    /// `by-id` and `by-uuid` (SPEC.md "Nothing leaks"; Docs/view.md): the kernel keeps a
+    /// directory's listing (`no_opendir`) and shows it to every user who may read it, so a listing
+    /// cannot be filtered per user. They are listed to the daemon's own user, whose scans found
+    /// every bundle they name, and only searched by everyone else: each user reaches
+    /// `by-id/ID` of every bundle whose view their own access allows, whatever else is there.
+    static let searchOnlyForOthers = Access(userID: geteuid(), groupID: getegid(), mode: 0o511)
+
     private var noAccess: Access { Access(userID: rootStatus.userID, groupID: rootStatus.groupID, mode: 0) }
 
     /// A bundle's directory (listed) and every directory above it up to SOURCE (passed through).
-    private func chain(of bundle: FilePath, _ statuses: inout StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
+    private func chain(of bundle: FilePath, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
         var sources: [(status: FileStatus, need: Access.Need)] = []
         var current = bundle
         var need = Access.Need.list
@@ -85,7 +88,7 @@ extension ViewFileSystem {
     /// An item inside a bundle (a file read, a directory listed) and the directories between the
     /// bundle and it (passed through). One that cannot be looked at now grants nothing: what the
     /// catalogue recorded of it may no longer be readable.
-    private func within(_ bundle: FilePath, _ relative: FilePath, need: Access.Need, _ statuses: inout StatusMemo)
+    private func within(_ bundle: FilePath, _ relative: FilePath, need: Access.Need, _ statuses: StatusMemo)
         -> [(status: FileStatus, need: Access.Need)] {
         var sources: [(status: FileStatus, need: Access.Need)] = []
         var path = bundle
@@ -105,15 +108,25 @@ extension ViewFileSystem {
     }
 }
 
-/// Each path stat'ed once per question (the directories above many bundles are shared).
-struct StatusMemo {
-    private var known: [FilePath: FileStatus?] = [:]
+/// Each path stat'ed once per question, or per listing (the directories above many bundles are
+/// shared); a listing's entries may be answered on several threads.
+final class StatusMemo: Sendable {
+    private let known = Mutex<[FilePath: FileStatus?]>([:])
 
     /// Follows symlinks: access is decided by what a path leads to.
-    mutating func status(of path: FilePath) -> FileStatus? {
-        if let cached = known[path] { return cached }
+    func status(of path: FilePath) -> FileStatus? {
+        if let cached = known.withLock({ $0[path] }) { return cached }
         let status = try? FileStatus.of(path, followSymlinks: true)
-        known[path] = status
+        known.withLock { $0[path] = status }
         return status
     }
+}
+
+/// What one listing of a `.bundlefs` directory gathers once for all its entries.
+final class ListingLookups: Sendable {
+    let statuses = StatusMemo()
+    /// A by-uuid listing's matches by UUID key, from one query.
+    let uuidMatches: [String: [DebugSymbols.Match]]
+
+    init(uuidMatches: [String: [DebugSymbols.Match]] = [:]) { self.uuidMatches = uuidMatches }
 }

@@ -74,9 +74,17 @@ struct BundleViews: Sendable {
 
     // MARK: by-id and by-path
 
-    /// Identifiers usable as names.
-    func identifiers() -> [String] {
-        packages.identifiers().filter { $0 != "." && $0 != ".." && $0.utf8.count <= 255 && !$0.contains("\0") }
+    /// Identifiers usable as names, sorted: what `by-id` lists.
+    func listedIdentifiers() -> [String] { packages.identifiers().filter(Self.isUsableAsName) }
+
+    /// Whether `by-id` lists this name: one lookup, whatever the number of bundles.
+    func isListedIdentifier(_ name: FileName) -> Bool {
+        let identifier = name.string
+        return FileName(identifier) == name && Self.isUsableAsName(identifier) && packages.hasBundle(identifier: identifier)
+    }
+
+    private static func isUsableAsName(_ identifier: String) -> Bool {
+        identifier != "." && identifier != ".." && identifier.utf8.count <= 255 && !identifier.contains("\0")
     }
 
     enum PathStep: Sendable {

@@ -14,12 +14,13 @@ struct UUIDViews: Sendable {
     static let dSYMName: FileName = "dSYM"
     static let executableName: FileName = "executable"
 
-    /// Every UUID under SOURCE as its slices spell it (the directory's name), with its key.
-    func uuids() -> [(uuid: String, key: String)] { (try? catalogue.uuids(under: source.path)) ?? [] }
+    /// Every UUID under SOURCE with its matches, by key, from one query: what a listing shows.
+    func allMatches() -> [String: [DebugSymbols.Match]] { (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:] }
 
-    /// The key a name stands for: only the spelling the listing shows, and only a known UUID.
-    func key(forName name: FileName) -> String? {
-        guard let key = BinarySlice.uuidKey(name.string), DebugSymbols.spelling(matches(key)) == name.string else { return nil }
+    /// The key a name stands for: only the spelling the listing shows (`DebugSymbols.spelling`),
+    /// and only a known UUID. `known` are matches a listing already read.
+    func key(forName name: FileName, known: [String: [DebugSymbols.Match]] = [:]) -> String? {
+        guard let key = BinarySlice.uuidKey(name.string), DebugSymbols.spelling(known[key] ?? matches(key)) == name.string else { return nil }
         return key
     }
 
@@ -27,9 +28,6 @@ struct UUIDViews: Sendable {
     func matches(_ key: String) -> [DebugSymbols.Match] {
         (try? catalogue.symbolMatches(uuidKey: key, under: source.path)) ?? []
     }
-
-    /// The bundles the `by-uuid` listing is made from.
-    func bundlePaths() -> [FilePath] { (try? catalogue.bundlesWithUUIDs(under: source.path)) ?? [] }
 
     func infoBytes(_ key: String) -> [UInt8]? {
         let matches = matches(key)

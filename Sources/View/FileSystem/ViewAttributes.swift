@@ -102,9 +102,9 @@ extension ViewFileSystem {
     }
 
     /// The attributes of a synthesized item, with the access its sources allow.
-    func synthesizedAttributes(_ kind: NodeKind, detail: SyntheticDetail, size: Int) -> stat {
+    func synthesizedAttributes(_ kind: NodeKind, detail: SyntheticDetail, size: Int, lookups: ListingLookups = ListingLookups()) -> stat {
         Attributes.synthesized(.synthesized(kind, detail: detail), isDirectory: !Self.isSyntheticFile(kind), size: size,
-                               access: access(of: kind, detail: detail), root: rootStatus)
+                               access: access(of: kind, detail: detail, lookups: lookups), root: rootStatus)
     }
 
     /// A package's attributes and content as laid out now.

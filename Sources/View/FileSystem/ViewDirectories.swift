@@ -23,11 +23,14 @@ final class DirectorySnapshot: Sendable {
     let path: FilePath?
     /// How real children are presented: `.source` in the view, `.raw` in `.bundlefs`.
     let childKind: NodeKind
+    /// What answering READDIRPLUS for the entries of a `.bundlefs` directory needs, gathered once.
+    let lookups: ListingLookups
 
-    init(items: [Item], path: FilePath?, childKind: NodeKind) {
+    init(items: [Item], path: FilePath?, childKind: NodeKind, lookups: ListingLookups = ListingLookups()) {
         self.items = items
         self.path = path
         self.childKind = childKind
+        self.lookups = lookups
     }
 }
 
@@ -74,7 +77,7 @@ extension ViewFileSystem {
             ]
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byID:
-            let items = views.identifiers().map { identifier in
+            let items = views.listedIdentifiers().map { identifier in
                 Self.item(FileName(identifier), .synthesized(.bundleView, detail: .bundle(.identifier(identifier))))
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
@@ -97,10 +100,11 @@ extension ViewFileSystem {
             }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byUUID:
-            let items = uuids.uuids().map { uuid, key in
-                Self.item(FileName(uuid), .synthesized(.uuidView, detail: .uuid(key)))
-            }
-            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
+            let matches = uuids.allMatches()
+            let items = matches.compactMap { key, matches in DebugSymbols.spelling(matches).map { (FileName($0), key) } }
+                .sorted { $0.0 < $1.0 }
+                .map { name, key in Self.item(name, .synthesized(.uuidView, detail: .uuid(key))) }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: ListingLookups(uuidMatches: matches))
         case .uuidView:
             guard case let .uuid(key) = directory.detail else { throw .notFound }
             let files = [UUIDViews.dSYMName, UUIDViews.executableName].compactMap { name in
@@ -131,7 +135,7 @@ extension ViewFileSystem {
     /// when it needs them).
     func plusEntry(_ item: DirectorySnapshot.Item, in snapshot: DirectorySnapshot, directory id: UInt64) -> EntryAnswer? {
         if item.isPackage { return nil }
-        guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id) }
+        guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id, lookups: snapshot.lookups) }
         let status = listed.status
         if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.hasView == true {
             return try? lookUp(item.name, in: id)

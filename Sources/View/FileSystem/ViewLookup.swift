@@ -18,7 +18,8 @@ extension ViewFileSystem {
     /// LOOKUP: a name in a directory of the view. In a source directory the listed name wins,
     /// then the real name (hidden items and packages' real directories stay reachable for code),
     /// then, at the root, `.bundlefs`. Each answer counts one lookup of the node it names.
-    func lookUp(_ name: FileName, in parent: UInt64) throws(ViewError) -> EntryAnswer {
+    /// `lookups` are what a listing gathered for its entries (READDIRPLUS).
+    func lookUp(_ name: FileName, in parent: UInt64, lookups: ListingLookups = ListingLookups()) throws(ViewError) -> EntryAnswer {
         guard !name.isDotOrDotDot, !name.isEmpty, !name.string.contains("/") else { throw .notFound }
         let directory = try node(parent)
         switch directory.kind {
@@ -48,10 +49,9 @@ extension ViewFileSystem {
             default: return .negative(timeout: timeouts.synthesized)
             }
         case .byID:
-            guard views.identifiers().contains(where: { FileName($0) == name }),
-                  let path = views.bundlePath(forView: .identifier(name.string))
+            guard views.isListedIdentifier(name), let path = views.bundlePath(forView: .identifier(name.string))
             else { return .negative(timeout: timeouts.synthesized) }
-            return bundleView(.identifier(name.string), path: path)
+            return bundleView(.identifier(name.string), path: path, lookups: lookups)
         case .byPath:
             guard case let .pathPrefix(prefix) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
             switch views.pathStep(prefix: prefix, name: name) {
@@ -71,8 +71,8 @@ extension ViewFileSystem {
                 return .negative(timeout: timeouts.synthesized)
             }
         case .byUUID:
-            guard let key = uuids.key(forName: name) else { return .negative(timeout: timeouts.synthesized) }
-            return synthesized(.uuidView, detail: .uuid(key), parent: parent, name: name)
+            guard let key = uuids.key(forName: name, known: lookups.uuidMatches) else { return .negative(timeout: timeouts.synthesized) }
+            return synthesized(.uuidView, detail: .uuid(key), parent: parent, name: name, lookups: lookups)
         case .uuidView:
             guard case let .uuid(key) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
             if name == BundleViews.infoName {
@@ -136,15 +136,17 @@ extension ViewFileSystem {
 
     /// A bundle view's node carries its bundle's absolute path as its name, so that raw contents
     /// beneath it find their real paths.
-    private func bundleView(_ key: BundleViewKey, path: FilePath) -> EntryAnswer {
+    private func bundleView(_ key: BundleViewKey, path: FilePath, lookups: ListingLookups = ListingLookups()) -> EntryAnswer {
         let (id, generation) = nodes.lookUp(.synthesized(.bundleView, detail: .bundle(key)), parent: 0, name: FileName(path.string))
-        let attributes = synthesizedAttributes(.bundleView, detail: .bundle(key), size: 0)
+        let attributes = synthesizedAttributes(.bundleView, detail: .bundle(key), size: 0, lookups: lookups)
         return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
     }
 
-    private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName) -> EntryAnswer {
+    private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName,
+                             lookups: ListingLookups = ListingLookups()) -> EntryAnswer {
         let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
         let size = Self.isSyntheticFile(kind) ? syntheticBytes(kind, detail: detail)?.count ?? 0 : 0
-        return EntryAnswer(id: id, generation: generation, attributes: synthesizedAttributes(kind, detail: detail, size: size), timeout: timeouts.synthesized)
+        let attributes = synthesizedAttributes(kind, detail: detail, size: size, lookups: lookups)
+        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
     }
 }

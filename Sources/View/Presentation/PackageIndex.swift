@@ -134,14 +134,20 @@ final class PackageIndex: Sendable {
         }
     }
 
-    /// Identifiers that can name a directory (valid ones: no `/`, not empty).
+    /// Identifiers that can name a directory (valid ones: no `/`, not empty), sorted.
     func identifiers() -> [String] {
         state.withLock { state in
-            state.byIdentifier.keys.filter { identifier in
-                InfoDictionary.identifierProblem(identifier) == nil
-                    && state.byIdentifier[identifier]!.contains { state.slots[Int($0)]?.isBundle == true }
-            }.sorted()
-        }
+            state.byIdentifier.keys.filter { Self.namesBundle($0, in: state) }
+        }.sorted()
+    }
+
+    /// Whether a valid identifier names a bundle: what `by-id` shows, found without a pass over
+    /// every identifier.
+    func hasBundle(identifier: String) -> Bool { state.withLock { Self.namesBundle(identifier, in: $0) } }
+
+    private static func namesBundle(_ identifier: String, in state: State) -> Bool {
+        InfoDictionary.identifierProblem(identifier) == nil
+            && state.byIdentifier[identifier]?.contains { state.slots[Int($0)]?.isBundle == true } == true
     }
 
     /// The paths of bundles and packages with a view, at or under a directory.
