@@ -57,3 +57,14 @@ int bfs_install_interrupting_handler(int signal) {
 }
 
 int bfs_malloc_trim(void) { return malloc_trim(0); }
+
+int bfs_ofd_lock(int fd) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+int bfs_ofd_lock_held(int fd) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
+    return lock.l_type != F_UNLCK;
+}

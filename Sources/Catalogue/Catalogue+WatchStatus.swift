@@ -120,14 +120,11 @@ extension WatchStatus {
         problemSince = number("problemSince")
     }
 
-    /// The lock file a watcher of `catalogue` holds and publishes its status in.
-    public static func lockPath(catalogue: FilePath) -> FilePath { FilePath(catalogue.string + ".lock") }
-
     /// What the last watcher of `catalogue` published, if it can be read.
     public static func published(catalogue: FilePath) -> WatchStatus? {
         // A read that meets a write half done parses badly: read again.
         for _ in 0..<5 {
-            guard let bytes = FileLock.published(at: lockPath(catalogue: catalogue)) else { return nil }
+            guard let bytes = FileLock.published(at: Catalogue.lockPath(catalogue: catalogue)) else { return nil }
             if bytes.isEmpty { return nil }
             if let text = String(validating: bytes, as: UTF8.self), let value = try? JSONValue.parse(text), let status = WatchStatus(json: value) {
                 return status

@@ -10,16 +10,25 @@ public enum CatalogueError: Error, CustomStringConvertible {
     case missing(path: String)
     case cannotCreate(path: String, reason: String)
     case unreadable(path: String, reason: String)
-    case notACatalogue(path: String, reason: String)
+    /// `held`: a running bundlefs holds the file, so deleting it is not the advice.
+    case notACatalogue(path: String, reason: String, held: Bool)
     case newerVersion(path: String)
+    /// Written by an older bundlefs, and nobody is bringing it up to date.
+    case olderVersion(path: String)
+    /// Another process is creating it, or bringing it up to date, and did not finish in time.
+    case beingCreated(path: String)
 
     public var description: String {
         switch self {
         case let .missing(path): "no catalogue at \(path); run `bundlefs index ROOT` first"
         case let .cannotCreate(path, reason): "cannot create the catalogue at \(path): \(reason)"
         case let .unreadable(path, reason): "cannot read the catalogue at \(path): \(reason)"
-        case let .notACatalogue(path, reason): "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
+        case let .notACatalogue(path, reason, held):
+            held ? "\(path) is not a usable bundlefs catalogue (\(reason)); a running bundlefs holds it: stop that first"
+                : "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
         case let .newerVersion(path): "\(path) was written by a newer bundlefs; use that version, or delete the file to rebuild it"
+        case let .olderVersion(path): "\(path) was written by an older bundlefs; `bundlefs index ROOT` (or starting the watcher) brings it up to date"
+        case let .beingCreated(path): "the catalogue at \(path) is being created or brought up to date by a running bundlefs; try again once it is ready (`bundlefs status`)"
         }
     }
 }
@@ -40,26 +49,34 @@ public final class Catalogue: Sendable {
         var identity: FileIdentity?
     }
 
-    /// Opens the catalogue, creating it (and its directory) when `mode` is `.readWrite`.
-    public init(path: FilePath, mode: Mode) throws {
+    /// Opens the catalogue, creating it (and its directory) when `mode` is `.readWrite`. A reader
+    /// waits up to `creationWait` seconds for one another process is creating or migrating.
+    public init(path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait) throws {
         self.path = path
         self.mode = mode
-        opened = Mutex(try Self.open(path, mode: mode))
+        opened = Mutex(try Self.open(path, mode: mode, creationWait: creationWait))
     }
 
-    private static func open(_ path: FilePath, mode: Mode) throws -> Opened {
-        let exists = (try? FileStatus.of(path, followSymlinks: true)) != nil
+    private static func open(_ path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait) throws -> Opened {
         switch mode {
         case .readOnly:
-            guard exists else { throw CatalogueError.missing(path: path.string) }
-            if (try? path.withCString({ access($0, R_OK) })) != 0 { throw CatalogueError.unreadable(path: path.string, reason: "permission denied") }
-        case .readWrite where !exists:
-            try createDirectory(path.parent)
-            // It holds every Info dictionary (apps keep API keys there): its owner's only. SQLite
-            // gives its -wal and -shm files the database file's mode.
-            _ = try? Descriptor.open(path, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+            return try waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly) }
         case .readWrite:
-            break
+            try createDirectory(path.parent)
+            // Held while the file is created or migrated, so that readers wait rather than find
+            // it half made; nil when another process holds it (a running watcher), which is fine.
+            let writing = try? FileLock(path: lockPath(catalogue: path))
+            return try withExtendedLifetime(writing) {
+                if (try? FileStatus.of(path, followSymlinks: true)) == nil { try createWhole(path) }
+                return try openExisting(path, mode: .readWrite)
+            }
+        }
+    }
+
+    private static func openExisting(_ path: FilePath, mode: Mode) throws -> Opened {
+        guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
+        if mode == .readOnly, (try? path.withCString({ access($0, R_OK) })) != 0 {
+            throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
         }
         let identity = (try? FileStatus.of(path, followSymlinks: true))?.identity
         do {
@@ -76,7 +93,72 @@ public final class Catalogue: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
             throw CatalogueError.cannotCreate(path: path.string, reason: reasonForOpenFailure(path))
         } catch let error as DatabaseError {
-            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)")
+            throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)",
+                                               held: FileLock.isHeld(at: lockPath(catalogue: path)))
+        }
+    }
+
+    /// How long a reader waits for a catalogue another process is creating or migrating.
+    public static let creationWait = 10.0
+
+    /// Runs `open` again while it finds no catalogue, or one not yet complete, and a process holds
+    /// the catalogue's lock (creating it, migrating it, or a watcher about to recreate a deleted
+    /// one): a reader started right after `watch` waits for the catalogue instead of being told it
+    /// is unusable.
+    private static func waitingForWriter(_ path: FilePath, seconds: Double, _ open: () throws -> Opened) throws -> Opened {
+        let deadline = Clocks.monotonicSeconds() + seconds
+        while true {
+            do {
+                return try open()
+            } catch let error as CatalogueError {
+                switch error {
+                case .missing, .olderVersion, .notACatalogue:
+                    guard FileLock.isHeld(at: lockPath(catalogue: path)) else { throw error }
+                    guard Clocks.monotonicSeconds() < deadline else { throw CatalogueError.beingCreated(path: path.string) }
+                    usleep(20_000)
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Makes the catalogue in a file beside it and links it into place whole: a reader finds either
+    /// no catalogue or a complete one, never one half made; of two processes creating it at once,
+    /// the first link wins and both use that file.
+    private static func createWhole(_ path: FilePath) throws {
+        removeAbandonedCreations(beside: path)
+        let temporary = FilePath(path.string + ".new-\(getpid())")
+        defer { removeDatabaseFiles(temporary) }
+        do {
+            removeDatabaseFiles(temporary)
+            // It holds every Info dictionary (apps keep API keys there): its owner's only. SQLite
+            // gives its -wal and -shm files the database file's mode.
+            _ = try Descriptor.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+            let database = try DatabasePool(path: temporary.string, configuration: configuration(.readWrite))
+            try checkSchema(database, path: temporary, mode: .readWrite)
+            try database.close()
+        } catch {
+            throw CatalogueError.cannotCreate(path: path.string, reason: "\((error as? DatabaseError)?.message ?? "\(error)")")
+        }
+        let linked = try temporary.withCString { from in try path.withCString { to in link(from, to) } }
+        if linked != 0 && errno != EEXIST {
+            throw CatalogueError.cannotCreate(path: path.string, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// The database file and the -wal and -shm files SQLite keeps beside it.
+    static func removeDatabaseFiles(_ path: FilePath) {
+        for suffix in ["", "-wal", "-shm"] { _ = try? FilePath(path.string + suffix).withCString { unlink($0) } }
+    }
+
+    /// What a creation killed before it linked its file left behind (`NAME.new-PID`).
+    private static func removeAbandonedCreations(beside path: FilePath) {
+        let prefix = path.lastComponent.string + ".new-"
+        guard let entries = try? Descriptor.open(path.parent, flags: Descriptor.directoryNoFollow).listDirectory() else { return }
+        for entry in entries where entry.name.string.hasPrefix(prefix) {
+            guard let pid = Int32(entry.name.string.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            removeDatabaseFiles(path.parent.appending(entry.name))
         }
     }
 
@@ -116,7 +198,9 @@ public final class Catalogue: Sendable {
                 try database.write { db in try db.execute(sql: uuidIndexSQL) }
             }
         } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
-            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's")
+            if try database.read({ try !migrator.appliedIdentifiers($0).isEmpty }) { throw CatalogueError.olderVersion(path: path.string) }
+            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
+                                               held: FileLock.isHeld(at: lockPath(catalogue: path)))
         }
     }
 
@@ -133,6 +217,10 @@ public final class Catalogue: Sendable {
         }
         return "file:" + escaped + "?immutable=1"
     }
+
+    /// The lock file beside a catalogue: held by its watcher, which publishes its status in it, and
+    /// by whoever creates or migrates the catalogue meanwhile.
+    public static func lockPath(catalogue: FilePath) -> FilePath { FilePath(catalogue.string + ".lock") }
 
     /// The identity of the file opened, to notice another at the same path.
     var openedIdentity: FileIdentity? { opened.withLock { $0.identity } }

@@ -107,9 +107,10 @@ public let O_PATH_ONLY = bfs_o_path | O_CLOEXEC
 /// so that a swap for a symlink between the listing and the open is refused.
 public func O_NOFOLLOW_IF(_ condition: Bool) -> Int32 { condition ? O_NOFOLLOW : 0 }
 
-/// An exclusive advisory lock (flock) held while the object lives: one watcher per catalogue.
-/// The lock file also carries what its holder publishes (the watcher's status), rewritten in place
-/// so that it can be published when the disk is full.
+/// An exclusive advisory lock (an open-file-description lock, so that others can look for it
+/// without taking it) held while the object lives: one watcher per catalogue, one process creating
+/// or migrating it. The lock file also carries what its holder publishes (the watcher's status),
+/// rewritten in place so that it can be published when the disk is full.
 public final class FileLock: Sendable {
     let descriptor: Descriptor
     /// Bytes reserved at the start of the file, so that rewriting them needs no new space.
@@ -119,9 +120,9 @@ public final class FileLock: Sendable {
     /// holds it.
     public init?(path: FilePath) throws {
         descriptor = try Descriptor.open(path, flags: O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
-        if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EWOULDBLOCK { return nil }
-            throw SystemError.last("flock", path: path.string)
+        if bfs_ofd_lock(descriptor.rawValue) != 0 {
+            if errno == EAGAIN || errno == EACCES { return nil }
+            throw SystemError.last("fcntl(F_OFD_SETLK)", path: path.string)
         }
         _ = posix_fallocate(descriptor.rawValue, 0, off_t(Self.reserved))
     }
@@ -134,6 +135,13 @@ public final class FileLock: Sendable {
         let written = padded.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, 0) }
         if written != padded.count { throw SystemError.last("pwrite", path: nil) }
         if padded.count > Self.reserved { _ = ftruncate(descriptor.rawValue, off_t(padded.count)) }
+    }
+
+    /// Whether some process holds the lock at `path` now (false when there is no such file or it
+    /// cannot be opened).
+    public static func isHeld(at path: FilePath) -> Bool {
+        guard let file = try? Descriptor.open(path, flags: O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) else { return false }
+        return bfs_ofd_lock_held(file.rawValue) == 1
     }
 
     /// What the holder of the lock at `path` last published; nil when there is no such file or it

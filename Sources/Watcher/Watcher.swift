@@ -67,7 +67,7 @@ public final class Watcher: @unchecked Sendable {
     /// - Parameters:
     ///   - roots: canonical absolute paths (see `Indexer.canonicalRoot`).
     public init(catalogue: Catalogue, roots: [FilePath], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
-        guard let lock = try FileLock(path: FilePath(catalogue.path.string + ".lock")) else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
+        guard let lock = try FileLock(path: Catalogue.lockPath(catalogue: catalogue.path)) else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
         self.lock = lock
         self.catalogue = catalogue
         self.roots = roots

@@ -31,6 +31,14 @@ int bfs_install_interrupting_handler(int signal);
 /// malloc_trim(0), whose header Swift's Glibc module does not include.
 int bfs_malloc_trim(void);
 
+/// An open-file-description write lock on the whole file (F_OFD_SETLK): 0, or -1 with errno
+/// EAGAIN or EACCES when another description holds a lock on it.
+int bfs_ofd_lock(int fd);
+
+/// Whether another open file description holds a lock on the file (F_OFD_GETLK): 1, 0, or -1 with
+/// errno. Looking takes no lock, so a reader never turns the lock's next holder away.
+int bfs_ofd_lock_held(int fd);
+
 /// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
 uint16_t bfs_dirent_reclen(const void *record);
 uint8_t bfs_dirent_type(const void *record);
