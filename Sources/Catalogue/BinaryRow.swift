@@ -34,7 +34,7 @@ enum BinaryRow {
     static func slice(_ row: Row) -> BinarySlice {
         let format = BinarySlice.Format(rawValue: row[3]) ?? .machO
         var slice = BinarySlice(file: FilePath(row[2] as String), format: format, arch: row[4], fileType: row[5])
-        slice.uuid = (row[6] as String?).map { BinarySlice.uuid(format: format, key: $0) }
+        if let key = row[6] as String? { slice.setUUID(key: key) }
         slice.platform = row[7]
         slice.minOS = row[8]
         slice.sdk = row[9]

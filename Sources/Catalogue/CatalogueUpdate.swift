@@ -1,3 +1,4 @@
+public import BundleModel
 public import SystemCalls
 
 /// What one turn of the watcher changed, told after its transactions committed: the stream a
@@ -17,6 +18,10 @@ public struct CatalogueUpdate: Sendable {
     public var archiveDirectories: Set<FilePath> = []
     /// Anything may have changed (a full rescan wrote straight to the catalogue): reload.
     public var reloaded = false
+    /// Bundles a turn read while the catalogue could not be written (SPEC.md "Faults"), by path:
+    /// the record read, or nil where a bundle no longer is. A presentation takes these instead of
+    /// the catalogue's rows until the rescan that ends the fault writes them (then `reloaded`).
+    public var unwritten: [FilePath: BundleRecord?] = [:]
 
     public init() {}
 

@@ -23,10 +23,24 @@ public struct BinarySlice: Sendable, Hashable {
     /// Mach-O: `execute`, `dylib`, `bundle`, `dsym`, ...; ELF: `executable`, `shared-object`, ...
     public var fileType: String
     /// Mach-O: the `LC_UUID` in upper-case 8-4-4-4-12 form; ELF: the GNU build-id in lower-case hex.
-    public var uuid: String? { didSet { uuidKey = uuid.flatMap(Self.uuidKey) } }
+    public var uuid: String? {
+        get { spelledUUID }
+        set {
+            spelledUUID = newValue
+            uuidKey = newValue.flatMap(Self.uuidKey)
+        }
+    }
+    private var spelledUUID: String?
     /// The UUID as lookups compare it (rule 25): lower-case hex digits, no hyphens. Made when the
     /// UUID is set (by a scanning thread), not each time a row is written or a match is sought.
     public private(set) var uuidKey: String?
+
+    /// Sets a UUID whose key is known already (a catalogue row holds the key): a by-uuid listing
+    /// reads tens of thousands.
+    public mutating func setUUID(key: String) {
+        spelledUUID = Self.uuid(format: format, key: key)
+        uuidKey = key
+    }
     public var platform: String?
     public var minOS: String?
     public var sdk: String?

@@ -54,14 +54,16 @@ public struct InfoDictionary: Sendable, Equatable {
     /// Why an identifier is invalid (it must be `[A-Za-z0-9.-]+`), or nil when it is valid.
     public static func identifierProblem(_ identifier: String) -> String? {
         if identifier.isEmpty { return "CFBundleIdentifier is empty" }
-        if identifier.contains("$(") || identifier.contains("${") {
-            return "CFBundleIdentifier \"\(identifier)\" holds an unexpanded build variable"
-        }
+        // Bytes first: the view asks this for every by-id lookup, and valid identifiers are the rule.
         let valid = identifier.utf8.allSatisfy { byte in
             (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
-        return valid ? nil : "CFBundleIdentifier \"\(identifier)\" has characters other than A-Z, a-z, 0-9, '.' and '-'"
+        if valid { return nil }
+        if identifier.contains("$(") || identifier.contains("${") {
+            return "CFBundleIdentifier \"\(identifier)\" holds an unexpanded build variable"
+        }
+        return "CFBundleIdentifier \"\(identifier)\" has characters other than A-Z, a-z, 0-9, '.' and '-'"
     }
 }
 

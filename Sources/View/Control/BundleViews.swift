@@ -84,7 +84,7 @@ struct BundleViews: Sendable {
     }
 
     private static func isUsableAsName(_ identifier: String) -> Bool {
-        identifier != "." && identifier != ".." && identifier.utf8.count <= 255 && !identifier.contains("\0")
+        identifier != "." && identifier != ".." && identifier.utf8.count <= 255 && !identifier.utf8.contains(0)
     }
 
     enum PathStep: Sendable {
@@ -94,7 +94,7 @@ struct BundleViews: Sendable {
 
     /// What `by-path/<prefix>/<name>` is.
     func pathStep(prefix: FilePath, name: FileName) -> PathStep? {
-        guard !name.isDotOrDotDot, !name.string.contains("/") else { return nil }
+        guard !name.isDotOrDotDot, !name.string.utf8.contains(UInt8(ascii: "/")) else { return nil }
         let relative = prefix.appending(name)
         let absolute = source.absolute(relative)
         if packages.entry(at: absolute)?.hasView == true { return .bundle(path: absolute) }

@@ -61,16 +61,22 @@ final class RecordCache: Sendable {
             return cached
         }
         guard let record = (try? catalogue.bundle(atPath: path))?.record else { return nil }
+        store(record)
+        return record
+    }
+
+    /// Keeps a record the catalogue does not hold yet (read during a fault), until an update
+    /// names its bundle again.
+    func store(_ record: BundleRecord) {
         state.withLock { state in
             state.clock += 1
-            state.remove(path)
-            state.records[path] = Cached(record: record, lastUse: state.clock)
+            state.remove(record.path)
+            state.records[record.path] = Cached(record: record, lastUse: state.clock)
             guard state.records.count > limit else { return }
             for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }).prefix(state.records.count - limit / 2) {
                 state.remove(key)
             }
         }
-        return record
     }
 
     /// The effective Info.plist of the bundle at `path`, rendered once per record.

@@ -1,21 +1,48 @@
 import BundleModel
 import Catalogue
+import Synchronization
 import SystemCalls
 
 /// `.bundlefs/by-uuid` (SPEC.md, "Executables and debug symbols"): a directory per catalogued
 /// Mach-O UUID or ELF build-id under SOURCE, holding `dSYM` (the DWARF file), `executable` and the
 /// `Info.plist` that `bundlefs symbols` prints. Answered from the catalogue's index on each
 /// question, so it is as live as the catalogue; nothing here follows a path out of SOURCE.
-struct UUIDViews: Sendable {
+final class UUIDViews: Sendable {
     let source: ScanRoot
     let catalogue: Catalogue
+    /// Per UUID key, the bundles and the directories of the files its view is made from: what a
+    /// UUID directory's attributes need (`access`). Kept from the last listing until an update
+    /// names any bundle, so that `ls -l` of 30,000 UUIDs is not 60,000 queries.
+    private let accessSources = Mutex<[String: [(bundle: FilePath, directory: FilePath)]]?>(nil)
+
+    init(source: ScanRoot, catalogue: Catalogue) {
+        self.source = source
+        self.catalogue = catalogue
+    }
 
     static let directoryName: FileName = "by-uuid"
     static let dSYMName: FileName = "dSYM"
     static let executableName: FileName = "executable"
 
     /// Every UUID under SOURCE with its matches, by key, from one query: what a listing shows.
-    func allMatches() -> [String: [DebugSymbols.Match]] { (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:] }
+    func allMatches() -> [String: [DebugSymbols.Match]] {
+        let matches = (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:]
+        accessSources.withLock { $0 = matches.mapValues { $0.map(Self.accessSource) } }
+        return matches
+    }
+
+    /// What a UUID's view is made from, for its attributes; empty for an unknown UUID.
+    func accessSources(_ key: String) -> [(bundle: FilePath, directory: FilePath)] {
+        if let kept = accessSources.withLock({ $0 }) { return kept[key] ?? [] }
+        return matches(key).map(Self.accessSource)
+    }
+
+    private static func accessSource(_ match: DebugSymbols.Match) -> (bundle: FilePath, directory: FilePath) {
+        (match.bundle, match.slice.file.parent)
+    }
+
+    /// After an update: what was kept may have changed.
+    func invalidate() { accessSources.withLock { $0 = nil } }
 
     /// The key a name stands for: only the spelling the listing shows (`DebugSymbols.spelling`),
     /// and only a known UUID. `known` are matches a listing already read.

@@ -94,7 +94,7 @@ extension ViewFileSystem {
             guard let key = node.detail.bundleView, views.bundlePath(forView: key) != nil else { throw .notFound }
             return (synthesizedAttributes(.bundleView, detail: node.detail, size: 0), timeout)
         case .uuidView:
-            guard case let .uuid(key) = node.detail, !uuids.matches(key).isEmpty else { throw .notFound }
+            guard case let .uuid(key) = node.detail, !uuids.accessSources(key).isEmpty else { throw .notFound }
             return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
         case .control, .byID, .byPath, .resources, .byUUID:
             return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)

@@ -101,9 +101,10 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byUUID:
             let matches = uuids.allMatches()
-            let items = matches.compactMap { key, matches in DebugSymbols.spelling(matches).map { (FileName($0), key) } }
+            // Spellings are ASCII: sorted as strings, they are in byte order.
+            let items = matches.compactMap { key, matches in DebugSymbols.spelling(matches).map { ($0, key) } }
                 .sorted { $0.0 < $1.0 }
-                .map { name, key in Self.item(name, .synthesized(.uuidView, detail: .uuid(key))) }
+                .map { name, key in Self.item(FileName(name), .synthesized(.uuidView, detail: .uuid(key))) }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: ListingLookups(uuidMatches: matches))
         case .uuidView:
             guard case let .uuid(key) = directory.detail else { throw .notFound }

@@ -29,11 +29,15 @@ struct ViewError: Error {
 }
 
 /// How long the kernel may trust what the view says. Real items are invalidated explicitly when
-/// the watcher sees them change, so they get long timeouts; `.bundlefs` views, derived from many
-/// files at once, get short ones instead of precise invalidation.
+/// the watcher sees them change, so they get long timeouts; `.bundlefs` items, derived from many
+/// files at once, get short ones instead of precise invalidation, except the bundle and UUID
+/// views that `by-id`, `by-uuid` and `by-path` list: every update drops the attributes and
+/// listings of every synthesized node the kernel holds (`ViewUpdater`), and a listing of 50,000
+/// of them looked up again every half second cost 50,000 round trips per `ls -l`.
 struct ViewTimeouts: Sendable {
     var real: Double = 3600
     var synthesized: Double = 0.5
+    var listedViews: Double = 3600
 }
 
 /// The view's answers to the kernel's requests, independent of libfuse's C types (the glue in
@@ -130,6 +134,10 @@ final class ViewFileSystem: Sendable {
     }
 
     func timeout(for kind: NodeKind) -> Double {
-        kind == .source || kind == .package ? timeouts.real : timeouts.synthesized
+        switch kind {
+        case .source, .package: timeouts.real
+        case .bundleView, .uuidView: timeouts.listedViews
+        default: timeouts.synthesized
+        }
     }
 }

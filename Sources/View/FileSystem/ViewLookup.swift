@@ -20,7 +20,7 @@ extension ViewFileSystem {
     /// then, at the root, `.bundlefs`. Each answer counts one lookup of the node it names.
     /// `lookups` are what a listing gathered for its entries (READDIRPLUS).
     func lookUp(_ name: FileName, in parent: UInt64, lookups: ListingLookups = ListingLookups()) throws(ViewError) -> EntryAnswer {
-        guard !name.isDotOrDotDot, !name.isEmpty, !name.string.contains("/") else { throw .notFound }
+        guard !name.isDotOrDotDot, !name.isEmpty, !name.string.utf8.contains(UInt8(ascii: "/")) else { throw .notFound }
         let directory = try node(parent)
         switch directory.kind {
         case .source:
@@ -139,7 +139,7 @@ extension ViewFileSystem {
     private func bundleView(_ key: BundleViewKey, path: FilePath, lookups: ListingLookups = ListingLookups()) -> EntryAnswer {
         let (id, generation) = nodes.lookUp(.synthesized(.bundleView, detail: .bundle(key)), parent: 0, name: FileName(path.string))
         let attributes = synthesizedAttributes(.bundleView, detail: .bundle(key), size: 0, lookups: lookups)
-        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
+        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeout(for: .bundleView))
     }
 
     private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName,
@@ -147,6 +147,6 @@ extension ViewFileSystem {
         let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
         let size = Self.isSyntheticFile(kind) ? syntheticBytes(kind, detail: detail)?.count ?? 0 : 0
         let attributes = synthesizedAttributes(kind, detail: detail, size: size, lookups: lookups)
-        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
+        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeout(for: kind))
     }
 }

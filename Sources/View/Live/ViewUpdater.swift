@@ -48,6 +48,7 @@ final class ViewUpdater: Sendable {
     /// turn's transactions committed, so what the catalogue holds now includes what it names).
     func apply(_ update: CatalogueUpdate) throws {
         let fs = fileSystem
+        fs.uuids.invalidate()
         if update.reloaded {
             try loadPackages()
             fs.listings.removeAll()
@@ -80,11 +81,16 @@ final class ViewUpdater: Sendable {
             fs.records.invalidate(subtree: directory)
         }
         let paths = update.bundles.sorted()
-        let current = Dictionary(try catalogue.bundles(atPaths: paths).map { ($0.record.path, $0.record) }, uniquingKeysWith: { $1 })
+        // What a turn read but could not write (a fault) comes with the update; the rest is read
+        // from the catalogue.
+        let written = paths.filter { update.unwritten[$0] == nil }
+        var current = Dictionary(try catalogue.bundles(atPaths: written).map { ($0.record.path, $0.record) }, uniquingKeysWith: { $1 })
+        for (path, record) in update.unwritten { current[path] = record }
         for path in paths {
             let before = fs.packages.entry(at: path)
             fs.packages.set(path, to: current[path])
             fs.records.invalidate(path)
+            if case let .some(.some(record)) = update.unwritten[path] { fs.records.store(record) }
             if before.map({ !$0.presentsLike(fs.packages.entry(at: path)) }) ?? true { changed.touchItem(path) }
         }
         let touched = changed.directories
