@@ -11,7 +11,7 @@ import TestSupport
 enum MemoryBench {
     static let bundles = 50_000
 
-    static func run(binary: String, output: String, mountPoint: String, report: inout Report) throws {
+    static func run(binary: String, output: String, mountPoint: String, runs: Int, report: inout Report) throws {
         let tree = BenchmarkTree(root: Paths.join(output, "million-tree"), bundles: bundles)
         if !tree.isComplete {
             progress("generating a tree of \(bundles) bundles (about 1,000,000 entries) ...")
@@ -53,6 +53,7 @@ enum MemoryBench {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(view.pid)/fd").count) ?? -1
         report.add("memory: `mount`, \(label)", value: "\(steps.joined(separator: ", ")); peak \(memory.peakMB) MB; "
                    + "\(descriptors) descriptors (limit \(limit.rlim_cur))", goal: "< 150 MB")
+        try ListingBench.run(view: view, label: "\(bundles.formatted()) bundles", output: output, runs: runs, report: &report)
     }
 }
 

@@ -131,6 +131,7 @@ enum ViewBench {
         let nativeFind = measure(Workload(name: "find", goal: "") { Timing.run("/usr/bin/find", [$0]) }, under: bundleTree, runs: runs)
         report.notes.append(String(format: "`find` of the bundle tree's Finder view (packages are files): %.3f s, native `find` of every file %.3f s",
                                    finderFind, nativeFind))
+        try ListingBench.run(view: view, label: "the bundle tree", output: output, runs: runs, report: &report)
     }
 
     static func mountView(binary: String, source: String, mountPoint: String, output: String, threads: Int) throws -> MountedView {

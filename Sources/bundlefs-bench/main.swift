@@ -217,7 +217,7 @@ if settings.view {
 
 if settings.million {
     progress("memory figures: `watch` and `mount` of 1,000,000 entries with 50,000 bundles ...")
-    try MemoryBench.run(binary: settings.binary, output: settings.output, mountPoint: Paths.join(settings.output, "mnt-memory"), report: &report)
+    try MemoryBench.run(binary: settings.binary, output: settings.output, mountPoint: Paths.join(settings.output, "mnt-memory"), runs: settings.runs, report: &report)
 }
 
 let text = report.rendered

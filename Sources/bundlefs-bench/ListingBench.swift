@@ -1,0 +1,65 @@
+import Fixtures
+import Foundation
+import Synchronization
+import SystemCalls
+import TestSupport
+
+/// `ls -l` of `.bundlefs/by-id` and `.bundlefs/by-uuid` against `ls -l` of a native directory with
+/// as many subdirectories (SPEC.md "Performance": a listing costs about what a native one of as
+/// many entries does), and how long a plain `stat` through the same view waits meanwhile (one slow
+/// request must not stall the others).
+enum ListingBench {
+    static func run(view: MountedView, label: String, output: String, runs: Int, report: inout Report) throws {
+        for directory in ["by-id", "by-uuid"] {
+            let listed = view.path(".bundlefs/\(directory)")
+            let count = try Descriptor.open(listed, flags: Descriptor.directoryNoFollow).listDirectory().count
+            let native = try flatDirectory(entries: count, output: output)
+            let workload = ViewBench.Workload(name: "ls -l", goal: "") { Timing.run("/bin/ls", ["-l", $0]) }
+            var samples = PairedSamples()
+            _ = workload.run(native)
+            _ = workload.run(listed)
+            for index in 0..<max(runs, 5) {
+                if index % 2 == 0 { samples.native.append(workload.run(native)) }
+                samples.view.append(workload.run(listed))
+                if index % 2 == 1 { samples.native.append(workload.run(native)) }
+            }
+            report.add("view: `ls -l .bundlefs/\(directory)`, \(count.formatted()) entries (\(label))", seconds: samples.viewMedian,
+                       against: "native dir", baselineSeconds: samples.nativeMedian, goal: "≈ 1x")
+            report.notes.append("ls -l \(directory) (\(label)): \(PairedSamples.describe(samples.view)), native \(PairedSamples.describe(samples.native))")
+        }
+        report.notes.append("a plain stat through the view while `ls -l .bundlefs/by-uuid` runs (\(label)): \(statWhileListing(view))")
+    }
+
+    /// The slowest of the `stat`s of a real file made while another thread lists by-uuid, against
+    /// the listing's own time.
+    static func statWhileListing(_ view: MountedView) -> String {
+        let listed = view.path(".bundlefs/by-uuid")
+        let file = view.path("Group0")
+        let listing = Mutex<Double?>(nil)
+        let lister = Threads.spawn(stackSize: 1 << 20) {
+            let seconds = Timing.run("/bin/ls", ["-l", listed])
+            listing.withLock { $0 = seconds }
+        }
+        var worst = 0.0, count = 0
+        while listing.withLock({ $0 }) == nil {
+            let started = Timing.now()
+            _ = try? FileStatus.of(file)
+            worst = max(worst, Timing.now() - started)
+            count += 1
+        }
+        Threads.join(lister)
+        return String(format: "%d stats, the slowest %.1f ms, the listing %.3f s", count, worst * 1000, listing.withLock { $0 } ?? 0)
+    }
+
+    /// `bench-out/flat-N`: N empty subdirectories, made once.
+    static func flatDirectory(entries: Int, output: String) throws -> String {
+        let path = Paths.join(output, "flat-\(entries)")
+        let complete = Paths.join(path, ".complete")
+        if FileManager.default.fileExists(atPath: complete) { return path }
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for index in 0..<entries { mkdir(Paths.join(path, "com.example.entry\(index)"), 0o755) }
+        _ = FileManager.default.createFile(atPath: complete, contents: nil)
+        return path
+    }
+}
