@@ -16,8 +16,9 @@ struct BatchChanges {
 }
 
 extension Watcher {
-    /// Turns a batch of events into the directories to re-read, re-reads them, writes the result.
-    func process(_ events: [InotifyEvent]) throws {
+    /// Turns a batch of events into the directories to re-read, re-reads them, writes the result
+    /// (or, `writing` false, only tells the view: see `stage`).
+    func process(_ events: [InotifyEvent], writing: Bool = true) throws {
         var marked: [DirectoryTree.Node] = []
         var markedIDs = Set<DirectoryTree.Node>()
         func mark(_ node: DirectoryTree.Node) {
@@ -71,7 +72,7 @@ extension Watcher {
             let nodes = marked.filter { tree.isAttached($0) && $0.path.isWithin(root) }
             if !nodes.isEmpty { try reconcile(nodes, root: root, known: KnownTree(), into: &changes) }
         }
-        try write(changes)
+        if writing { try write(changes) } else { stage(changes) }
         status.batches += 1
         status.lastBatchAt = Self.wallTime()
         reportUnwatched()
@@ -188,6 +189,28 @@ extension Watcher {
             var ignored = false
             absorb(reconciliation.changes, applicationsTouched: &ignored)
         }
+    }
+
+    /// A batch the catalogue cannot take now (a fault): the view is told what it found, records
+    /// included, and the tree keeps its marks, so later events inside a new bundle know it. The
+    /// catalogue gets it all from the rescan that ends the fault; claims are recomputed then too.
+    func stage(_ changes: BatchChanges) {
+        pendingUpdate.renames += changes.renames
+        pendingUpdate.removals += changes.removals
+        for event in changes.events {
+            switch event {
+            case let .bundle(record):
+                pendingUpdate.bundles.insert(record.path)
+                pendingUpdate.unwritten[record.path] = .some(record)
+            case let .bundleRemoved(path):
+                pendingUpdate.bundles.insert(path)
+                pendingUpdate.unwritten[path] = .some(nil)
+            case .directory, .archive, .archivesListed:
+                break
+            }
+        }
+        var ignored = false
+        absorb(changes.events, applicationsTouched: &ignored)
     }
 
     /// Marks in the tree what written events say about bundles and directories.

@@ -146,6 +146,10 @@ public final class Watcher: @unchecked Sendable {
                 // Everything read before the rescan is covered by it.
                 rescanDueAt = nil
                 try recover()
+            } else if fault != nil && !events.isEmpty {
+                // The catalogue cannot take them, but the view still follows the tree; the rescan
+                // that ends the fault writes what they found.
+                try process(events, writing: false)
             }
         } else if !events.isEmpty {
             try process(events)

@@ -51,5 +51,51 @@ extension MountedViewTests {
             try poll(timeout: 15, "the problem to clear") { status()?["problem"] == .null }
             #expect(view.process.isRunning)
         }
+
+        /// SPEC.md "Faults": while the catalogue cannot be written, the view still follows the tree:
+        /// new, renamed and removed items show within seconds, a new package by what the watcher
+        /// read (its display name), and nothing seen is lost when writing resumes.
+        @Test func theViewFollowsTheTreeWhileTheCatalogueCannotBeWritten() throws {
+            let disk = try TmpfsMount(at: fixture.directory.appending("small"), size: "16m")
+            let catalogue = Paths.join(disk.path, "catalogue.sqlite")
+            let view = try MountedView(source: fixture.source, mountPoint: fixture.directory.appending("mnt"), catalogue: catalogue,
+                                       languages: "en", logFile: fixture.directory.appending("mount.log"))
+            defer { _ = try? view.stop() }
+            // The kernel holds these listings: only the watcher's word makes them change.
+            #expect(try listing(view.path("Documents")).contains("notes.txt"))
+            #expect(try listing(view.path("Applications")).contains("Chess"))
+            let filler = disk.fill()
+            let padding = String(repeating: "x", count: 16_000)
+            for index in 0..<300 {
+                fixture.tree.macApp("Padding/App\(index).app", identifier: "org.example.padding\(index)", info: ["Padding": .string(padding)])
+            }
+            func status() -> JSONValue? {
+                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
+            }
+            try poll(timeout: 30, "the status to say the disk is full") { status()?["problem"]?.stringValue?.contains("full") == true }
+
+            fixture.tree.directory("Documents/New Folder")
+            fixture.tree.rename("Documents/notes.txt", "Documents/renamed notes.txt")
+            fixture.tree.remove("Documents/hidden-extension.txt")
+            fixture.tree.macApp("Applications/Fresh.app", identifier: "org.example.fresh", info: ["CFBundleDisplayName": .string("Fresh")],
+                                localizedStrings: ["en": ["CFBundleDisplayName": "Fresh Name"]])
+            try poll(timeout: 5, "the view to follow the tree: \((try? listing(view.path("Documents"))) ?? [])") {
+                let documents = try listing(view.path("Documents"))
+                return documents.contains("New Folder") && documents.contains("renamed notes.txt") && !documents.contains("notes.txt")
+                    && !documents.contains("hidden-extension")
+            }
+            try poll(timeout: 5, "the new package, by what the watcher read: \((try? listing(view.path("Applications"))) ?? [])") {
+                try listing(view.path("Applications")).contains("Fresh Name")
+            }
+            #expect(try FileStatus.of(view.path("Applications/Fresh Name")).type == .regular)
+            #expect(status()?["problem"]?.stringValue?.contains("full") == true, "still a fault: the view followed without the catalogue")
+
+            // Space again: what the view showed is what the catalogue now holds.
+            #expect(unlink(filler) == 0)
+            try waitForConvergence(catalogue: catalogue, root: fixture.source, timeout: 40, "after space was freed")
+            #expect(try Catalogue(path: FilePath(catalogue), mode: .readOnly).bundles(matching: BundleQuery(identifier: "org.example.fresh")).count == 1)
+            #expect(try listing(view.path("Applications")).contains("Fresh Name"))
+            #expect(try listing(view.path("Documents")).contains("New Folder"))
+        }
     }
 }
