@@ -155,8 +155,10 @@ extension Watcher {
 
     /// The directories that could not be watched (and the bundles around them, whose files are
     /// checked through their stamps) are scanned shallowly against the catalogue: unchanged ones
-    /// cost a stat, changed ones are reconciled like a directory an event named.
+    /// cost a stat, changed ones are reconciled like a directory an event named. Each counts as a
+    /// rescan in the status.
     func rescanUnwatched() throws {
+        status.rescans += 1
         for root in roots {
             guard let rootNode = tree.roots[root] else { continue }
             var nodes: [DirectoryTree.Node] = []

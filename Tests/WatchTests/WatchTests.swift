@@ -261,6 +261,8 @@ final class WatchFixture: @unchecked Sendable {
         #expect(later.pending == 0)
         #expect(later.watchedDirectories <= 12)
         #expect(later.watchedDirectories + later.unwatchedDirectories == now)
+        // Those periodic rescans are rescans: the counter says so (it stayed at 0).
+        #expect(later.rescans > idle.rescans, "rescans \(idle.rescans) then \(later.rescans)")
         #expect(try watcher.stop() == 0)
     }
 
