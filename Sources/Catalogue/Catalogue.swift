@@ -17,6 +17,8 @@ public enum CatalogueError: Error, CustomStringConvertible {
     case olderVersion(path: String)
     /// Another process is creating it, or bringing it up to date, and did not finish in time.
     case beingCreated(path: String)
+    /// Deleted under this process, which has not made a new one yet.
+    case beingRebuilt(path: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,7 @@ public enum CatalogueError: Error, CustomStringConvertible {
                 : "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
         case let .newerVersion(path): "\(path) was written by a newer bundlefs; use that version, or delete the file to rebuild it"
         case let .olderVersion(path): "\(path) was written by an older bundlefs; `bundlefs index ROOT` (or starting the watcher) brings it up to date"
+        case let .beingRebuilt(path): "the catalogue at \(path) was deleted and is being rebuilt"
         case let .beingCreated(path): "the catalogue at \(path) is being created or brought up to date by a running bundlefs; try again once it is ready (`bundlefs status`)"
         }
     }
@@ -44,7 +47,8 @@ public final class Catalogue: Sendable {
     public enum Mode: Sendable { case readOnly, readWrite }
 
     private struct Opened: Sendable {
-        var database: any DatabaseWriter
+        /// Nil after the file was let go of (`reopen`) until one at the path opens.
+        var database: (any DatabaseWriter)?
         /// The file opened, to notice another at the same path.
         var identity: FileIdentity?
     }
@@ -258,10 +262,21 @@ public final class Catalogue: Sendable {
         return "SQLite cannot open it"
     }
 
-    var database: any DatabaseWriter { opened.withLock { $0.database } }
+    /// The database open now; a catalogue let go of (deleted under a daemon, not recreated yet)
+    /// throws rather than answer from the deleted file.
+    var database: any DatabaseWriter {
+        get throws {
+            guard let database = opened.withLock({ $0.database }) else { throw CatalogueError.beingRebuilt(path: path.string) }
+            return database
+        }
+    }
 
     /// Runs a read on a snapshot of the catalogue.
     public func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
+
+    /// Closes the database (its connections go once the reads in flight end): the space of a
+    /// deleted file comes back only then, which on a full disk is what makes room for a new one.
+    func letGo() { opened.withLock { $0 = Opened(database: nil, identity: nil) } }
 
     /// Runs writes in one transaction.
     public func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
@@ -269,7 +284,7 @@ public final class Catalogue: Sendable {
     /// Hands back SQLite's page caches (the writer's fills up to 16 MiB during an index, and a
     /// daemon needs few of those pages afterwards) and closes idle readers.
     public func releaseMemory() {
-        switch database {
+        switch try? database {
         case let pool as DatabasePool: pool.releaseMemory()
         case let queue as DatabaseQueue: queue.releaseMemory()
         default: break

@@ -36,17 +36,21 @@ extension Catalogue {
     /// the new file's. So the old connection keeps its WAL on close, and side files that this
     /// process has open are unlinked before the new file is opened.
     public func reopen() throws {
-        let old = database
-        old.writeWithoutTransaction { db in
-            var persist: Int32 = 1
-            _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
-        }
-        if !isStillAtItsPath() {
-            let ours = Self.openFileIdentities()
-            for suffix in ["-wal", "-shm"] {
-                let side = FilePath(path.string + suffix)
-                if let status = try? FileStatus.of(side), ours.contains(status.identity) { _ = try? side.withCString { unlink($0) } }
+        if let old = try? database {
+            old.writeWithoutTransaction { db in
+                var persist: Int32 = 1
+                _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
             }
+            if !isStillAtItsPath() {
+                let ours = Self.openFileIdentities()
+                for suffix in ["-wal", "-shm"] {
+                    let side = FilePath(path.string + suffix)
+                    if let status = try? FileStatus.of(side), ours.contains(status.identity) { _ = try? side.withCString { unlink($0) } }
+                }
+            }
+            // Let go of the old file before making the new one: a deleted catalogue holds its
+            // space until closed, and on a full disk the new one needs that space.
+            letGo()
         }
         try replaceDatabase()
     }

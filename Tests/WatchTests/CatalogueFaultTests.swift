@@ -76,6 +76,27 @@ import TestSupport
         #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).watchStatus()?.state == "stopped")
     }
 
+    /// Deleting the catalogue is how a user makes room on a full disk; the deleted file's space
+    /// comes back only once the watcher lets go of it, which it must do before making a new one.
+    @Test func aCatalogueDeletedOnAFullDiskIsRebuiltInTheSpaceItFreed() throws {
+        let fixture = WatchFixture()
+        let padding = String(repeating: "p", count: 8_000)
+        for index in 0..<200 {
+            fixture.tree.macApp("Apps/App\(index).app", identifier: "com.example.app\(index)", info: ["Padding": .string(padding)])
+        }
+        let disk = try TmpfsMount(at: fixture.directory.appending("cache"), size: "24m")
+        let watcher = try fixture.start()
+        let filler = disk.fill()
+        #expect(disk.available < 64 << 10)
+        #expect(unlink(fixture.catalogue) == 0)
+        fixture.tree.macApp("Apps/After.app", identifier: "com.example.after")
+        try fixture.converge("after the catalogue was deleted on a full disk", timeout: 60)
+        #expect(try fixture.identifiers().contains("com.example.after"))
+        #expect(watcher.log.contains("deleted or replaced"), "\(watcher.log)")
+        #expect(FileManager.default.fileExists(atPath: filler), "no space was freed by hand")
+        #expect(try watcher.stop() == 0)
+    }
+
     @Test func aCatalogueReplacedByAnOlderCopyIsBroughtUpToDate() throws {
         let fixture = WatchFixture()
         fixture.tree.macApp("Apps/Old.app", identifier: "com.example.old")
