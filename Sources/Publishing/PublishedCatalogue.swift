@@ -39,7 +39,8 @@ public final class PublishedCatalogue {
         }
     }
 
-    public var isUsable: Bool { connection.isUsable }
+    /// Connected, and no transaction left open: a failed statement leaves the connection usable.
+    public var isUsable: Bool { connection.isIdle }
 
     // MARK: Hosts
 

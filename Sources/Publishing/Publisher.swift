@@ -78,23 +78,19 @@ public final class Publisher: Sendable {
         while !isStopping {
             do {
                 if connection?.isUsable != true {
+                    connection = nil // ends the old session before a new one starts
                     report(&state, "connecting")
                     connection = try PublishedCatalogue(url: settings.url)
                     state.verified = false
-                    if state.failing { logger.notice("publishing to \(state.destination) again") }
                 }
-                let worked = try cycle(connection!, &state)
-                state.failing = false
-                state.backoff = settings.firstBackoff
-                if !worked { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
+                let outcome = try cycle(connection!, &state)
+                // A check alone is no recovery: a database that reads but cannot write passes it.
+                if outcome != .checked { succeeded(&state) }
+                if outcome == .idle { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
             } catch {
-                connection = nil
-                let message = "\(error)" // PostgresConnection takes the password out of what libpq says
-                if state.lastError != message || !state.failing { logger.warning("publishing to \(state.destination): \(message); retrying in \(state.backoff) s") }
-                state.lastError = message
-                state.failing = true
-                state.lastErrorAt = Date().timeIntervalSince1970
-                report(&state, "waiting")
+                // A statement that failed leaves the connection usable; only a broken one is replaced.
+                if connection?.isUsable != true { connection = nil }
+                failed(error, &state)
                 _ = wakeUp.wait(timeout: .now() + state.backoff)
                 state.backoff = min(state.backoff * 2, settings.maximumBackoff)
             }
@@ -102,13 +98,48 @@ public final class Publisher: Sendable {
         report(&state, "stopped")
     }
 
-    /// One step: a whole send, a batch, or a check. False when there was nothing to do.
-    private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Bool {
+    /// Logs a failure when it is not the one logged last, and records it for `status`. The same
+    /// failure is the same SQLSTATE (its message may name a different file each time), or without
+    /// one, the same message.
+    private func failed(_ error: any Error, _ state: inout State) {
+        let message = "\(error)" // PostgresConnection takes the password out of what libpq says
+        let kind = (error as? PostgresError)?.sqlState ?? message
+        let now = Date().timeIntervalSince1970
+        if state.failure?.kind != kind {
+            logger.warning("publishing to \(state.destination): \(message); retrying with backoff (up to \(settings.maximumBackoff) s)")
+            state.lastErrorAt = now
+        }
+        state.failure = Failure(kind: kind, since: state.failure?.since ?? now, attempts: (state.failure?.attempts ?? 0) + 1)
+        state.lastError = message
+        report(&state, "waiting")
+    }
+
+    /// A step that did what it had to: the backoff starts again, and a failure that cleared is said.
+    private func succeeded(_ state: inout State) {
+        state.backoff = settings.firstBackoff
+        guard let failure = state.failure else { return }
+        state.failure = nil
+        let seconds = String(format: "%.1f", Date().timeIntervalSince1970 - failure.since)
+        logger.notice("publishing to \(state.destination) again, after \(failure.attempts) failed attempt\(failure.attempts == 1 ? "" : "s") in \(seconds) s")
+    }
+
+    private enum Outcome {
+        /// Sent a batch or the host whole.
+        case sent
+        /// Compared PostgreSQL with the catalogue and found nothing to send whole (reads only).
+        case checked
+        /// Nothing waiting.
+        case idle
+    }
+
+    /// One step: a whole send, a batch, or a check.
+    private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Outcome {
         let now = Date().timeIntervalSince1970
         let mustVerify = state.sendWholeFirst || !state.verified
         let verifyDue = mustVerify || now - state.verifiedAt >= settings.verifyInterval
         let backlog = try catalogue.outboxBacklog(countingBundles: verifyDue)
         if mustVerify || (verifyDue && backlog.changes == 0) {
+            var outcome = Outcome.checked
             if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
                 report(&state, "sending whole")
                 let through = backlog.lastSequence
@@ -116,19 +147,20 @@ public final class Publisher: Sendable {
                 try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
                 logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(reason)")
                 state.sendWholeFirst = false
+                outcome = .sent
             }
             state.verified = true
             state.verifiedAt = now
-            return true
+            return outcome
         }
         guard let batch = try catalogue.outboxBatch(limit: settings.batchSize) else {
             report(&state, "current")
-            return false
+            return .idle
         }
         report(&state, "sending")
         try connection.sendChanges(host: settings.host, batch: batch)
         try catalogue.outboxSent(through: batch.through, whole: false, at: Date().timeIntervalSince1970)
-        return true
+        return .sent
     }
 
     /// Why PostgreSQL's rows of this host cannot be brought up to date by the outbox, or nil.
@@ -165,8 +197,9 @@ public final class Publisher: Sendable {
         var sendWholeFirst: Bool
         var verified = false
         var verifiedAt: Double = 0
-        var failing = false
-        /// The last error, kept after recovery for `status`.
+        /// Failing since the last step that did what it had to; nil when not.
+        var failure: Failure?
+        /// The last error, kept after recovery for `status`; since when that failure (by kind) lasts.
         var lastError: String?
         var lastErrorAt: Double?
         var reported: String?
@@ -177,5 +210,12 @@ public final class Publisher: Sendable {
             backoff = settings.firstBackoff
             self.sendWholeFirst = sendWholeFirst
         }
+    }
+
+    /// Failures in a row: the kind last logged, since when any has failed, and how often.
+    private struct Failure {
+        var kind: String
+        var since: Double
+        var attempts: Int
     }
 }
