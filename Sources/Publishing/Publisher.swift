@@ -83,6 +83,9 @@ public final class Publisher: Sendable {
                     connection = try PublishedCatalogue(url: settings.url)
                     state.verified = false
                 }
+                // Another publisher of the host (the same --host given twice) refuses this one,
+                // which retries with backoff and takes over once that one's session ends.
+                try connection!.claim(host: settings.host)
                 let outcome = try cycle(connection!, &state)
                 // A check alone is no recovery: a database that reads but cannot write passes it.
                 if outcome != .checked { succeeded(&state) }
@@ -95,6 +98,7 @@ public final class Publisher: Sendable {
                 state.backoff = min(state.backoff * 2, settings.maximumBackoff)
             }
         }
+        connection?.release()
         report(&state, "stopped")
     }
 
@@ -104,14 +108,17 @@ public final class Publisher: Sendable {
     private func failed(_ error: any Error, _ state: inout State) {
         let message = "\(error)" // PostgresConnection takes the password out of what libpq says
         let kind = (error as? PostgresError)?.sqlState ?? message
+        let refused = error is HostTaken
         let now = Date().timeIntervalSince1970
         if state.failure?.kind != kind {
-            logger.warning("publishing to \(state.destination): \(message); retrying with backoff (up to \(settings.maximumBackoff) s)")
+            let retrying = refused ? "this daemon goes on without publishing and takes the host over once that one stops (tried again with backoff, up to"
+                : "retrying with backoff (up to"
+            logger.warning("publishing to \(state.destination): \(message); \(retrying) \(settings.maximumBackoff) s)")
             state.lastErrorAt = now
         }
-        state.failure = Failure(kind: kind, since: state.failure?.since ?? now, attempts: (state.failure?.attempts ?? 0) + 1)
+        state.failure = Failure(kind: kind, refused: refused, since: state.failure?.since ?? now, attempts: (state.failure?.attempts ?? 0) + 1)
         state.lastError = message
-        report(&state, "waiting")
+        report(&state, refused ? "refused" : "waiting")
     }
 
     /// A step that did what it had to: the backoff starts again, and a failure that cleared is said.
@@ -120,7 +127,12 @@ public final class Publisher: Sendable {
         guard let failure = state.failure else { return }
         state.failure = nil
         let seconds = String(format: "%.1f", Date().timeIntervalSince1970 - failure.since)
-        logger.notice("publishing to \(state.destination) again, after \(failure.attempts) failed attempt\(failure.attempts == 1 ? "" : "s") in \(seconds) s")
+        let attempts = "\(failure.attempts) failed attempt\(failure.attempts == 1 ? "" : "s") in \(seconds) s"
+        if failure.refused {
+            logger.notice("publishing to \(state.destination): took host \(settings.host) over, after \(attempts)")
+        } else {
+            logger.notice("publishing to \(state.destination) again, after \(attempts)")
+        }
     }
 
     private enum Outcome {
@@ -212,9 +224,11 @@ public final class Publisher: Sendable {
         }
     }
 
-    /// Failures in a row: the kind last logged, since when any has failed, and how often.
+    /// Failures in a row: the kind last logged (and whether it was a refusal), since when any has
+    /// failed, and how often.
     private struct Failure {
         var kind: String
+        var refused: Bool
         var since: Double
         var attempts: Int
     }

@@ -85,7 +85,7 @@ import TestSupport
         #expect(try bundlefs(["index", tree.root]).status == 0)
         #expect(try bundlefs(["publish", server.url, "--host", "alpha"]).status == 0)
         #expect(try server.psql("SELECT host, count(*) FROM bundlefs_bundles GROUP BY host ORDER BY host") == "alpha|1\nbeta|1")
-        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "1")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "2")
     }
 
     /// Errors name the database without its password, and say what is wrong.
