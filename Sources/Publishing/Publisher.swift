@@ -5,7 +5,8 @@ import Synchronization
 
 /// Keeps one host's rows in PostgreSQL equal to the local catalogue: drains the outbox in batches,
 /// sends the host whole when PostgreSQL cannot be trusted to have what was sent before, and waits
-/// with backoff while PostgreSQL is away. Runs on a thread of its own beside the watcher; the
+/// with backoff while PostgreSQL is away, will not write, or another publisher has the host
+/// (Docs/postgres.md). Runs on a thread of its own beside the watcher; the
 /// outbox is what connects them, so neither waits for the other.
 public final class Publisher: Sendable {
     public struct Settings: Sendable {
