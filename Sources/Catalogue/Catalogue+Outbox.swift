@@ -10,7 +10,7 @@ public struct PublicationStatus: Sendable, Equatable {
     public var host: String
     public var pid: Int32
     /// `connecting`, `sending whole`, `sending`, `current`, `waiting` (PostgreSQL is away: see
-    /// `lastError`), `stopped`.
+    /// `lastError`), `refused` (another publisher has the host), `stopped`.
     public var state: String
     /// The last change (outbox sequence number) PostgreSQL has.
     public var sentThrough: Int64 = 0

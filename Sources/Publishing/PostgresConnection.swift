@@ -11,8 +11,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public let sqlState: String?
     public var description: String { message }
 
+    /// The message on one line: libpq puts the server's HINT and CONTEXT on lines of their own,
+    /// which in a log or a one-line error would read as separate messages.
     init(_ message: String, sqlState: String? = nil) {
-        self.message = message.trimmingTrailingNewlines
+        self.message = message.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.filter { !$0.isEmpty }.joined(separator: " ")
         self.sqlState = sqlState
     }
 }
@@ -60,6 +62,10 @@ public final class PostgresConnection {
 
     /// False once the server went away; the publisher then connects anew.
     public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Connected and outside any transaction: ready for the next one (a failed transaction whose
+    /// ROLLBACK did not get through leaves it otherwise).
+    public var isIdle: Bool { isUsable && PQtransactionStatus(handle) == PQTRANS_IDLE }
 
     /// Runs one statement with text parameters (nil is NULL) and returns its rows as text.
     @discardableResult
@@ -168,10 +174,11 @@ private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<Unsafe
     return constant.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
-extension String {
-    var trimmingTrailingNewlines: String {
+extension Substring {
+    var trimmingSpaces: Substring {
         var text = self
-        while text.last?.isNewline == true { text.removeLast() }
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
         return text
     }
 }

@@ -1,5 +1,6 @@
 public import BundleModel
 public import Catalogue
+import Foundation
 import SystemCalls
 
 /// What PostgreSQL holds about one host.
@@ -17,15 +18,41 @@ public struct PublishedBundle: Sendable {
     public var record: BundleRecord
 }
 
+/// The publisher that has a host, as it recorded itself in `bundlefs_publishers`.
+public struct HostPublisher: Sendable, Equatable, CustomStringConvertible {
+    public var machine: String
+    public var pid: Int32
+    /// When it took the host, in UTC.
+    public var since: String
+
+    public var description: String { "pid \(pid) on \(machine), since \(since)" }
+}
+
+/// Another publisher has the host: two writing one host's rows would each replace the other's.
+public struct HostTaken: Error, Sendable, CustomStringConvertible {
+    public var host: String
+    /// nil when it has not recorded itself (yet).
+    public var holder: HostPublisher?
+
+    public var description: String {
+        "host \(host) is already published there by another bundlefs (\(holder.map { "\($0)" } ?? "it has not said which yet"))"
+    }
+}
+
 /// The shared PostgreSQL catalogue: writing one host's rows (whole, or a batch of changes), and
 /// the queries of `bundlefs query --database`. Every write to a host's rows holds that host's
 /// advisory lock, so a one-off `bundlefs publish` and a running publisher never interleave.
 public final class PublishedCatalogue {
     let connection: PostgresConnection
+    /// The host this session has (`claim`).
+    private var claimed: String?
 
     /// Connects and brings the schema up to date (a publisher).
     public init(url: String) throws {
         connection = try PostgresConnection(url)
+        // A publisher's session holds its host until it ends: over TCP, a machine that vanished
+        // without closing it is noticed in about a minute, not after the system's two hours.
+        try connection.executeScript("SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3")
         try PublishedSchema.migrate(connection)
     }
 
@@ -39,7 +66,8 @@ public final class PublishedCatalogue {
         }
     }
 
-    public var isUsable: Bool { connection.isUsable }
+    /// Connected, and no transaction left open: a failed statement leaves the connection usable.
+    public var isUsable: Bool { connection.isIdle }
 
     // MARK: Hosts
 
@@ -52,6 +80,45 @@ public final class PublishedCatalogue {
     /// How many bundle rows the host really has (rows deleted by hand show here, not in `host`).
     public func bundleCount(host: String) throws -> Int {
         Int(try connection.execute("SELECT count(*) FROM bundlefs_bundles WHERE host = $1", [host]).scalar ?? "0") ?? 0
+    }
+
+    /// Makes this session the one publisher of `host` until it ends (the lock goes with the
+    /// session, so a publisher killed or disconnected frees the host), and records who it is.
+    /// Throws `HostTaken`, naming the holder, when another session has the host.
+    public func claim(host: String) throws {
+        guard claimed != host else { return }
+        guard try connection.execute("SELECT pg_try_advisory_lock(\(PublishedSchema.hostLock))", [host]).scalar == "t" else {
+            throw HostTaken(host: host, holder: try publisher(of: host))
+        }
+        try connection.execute("""
+            INSERT INTO bundlefs_publishers (host, machine, pid, backend_pid, since) VALUES ($1, $2, $3, pg_backend_pid(), now())
+            ON CONFLICT (host) DO UPDATE SET machine = EXCLUDED.machine, pid = EXCLUDED.pid, backend_pid = EXCLUDED.backend_pid,
+                since = EXCLUDED.since
+            """, [host, ProcessInfo.processInfo.hostName, String(getpid())])
+        claimed = host
+    }
+
+    /// Gives the host up before the session ends, so that the table names only publishers that run.
+    public func release() {
+        guard let host = claimed, connection.isIdle else { return }
+        claimed = nil
+        _ = try? connection.execute("DELETE FROM bundlefs_publishers WHERE host = $1 AND backend_pid = pg_backend_pid()", [host])
+        _ = try? connection.execute("SELECT pg_advisory_unlock_all()")
+    }
+
+    /// Who has the host: its row, if the session holding the host's lock wrote it (a row left by
+    /// a publisher that was killed names nobody).
+    func publisher(of host: String) throws -> HostPublisher? {
+        let rows = try connection.execute("""
+            WITH lock AS (SELECT \(PublishedSchema.hostLock) AS key)
+            SELECT p.machine, p.pid, to_char(p.since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')
+            FROM bundlefs_publishers p, lock
+            JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                AND l.classid = ((lock.key >> 32) & 4294967295)::oid AND l.objid = (lock.key & 4294967295)::oid
+            WHERE p.host = $1 AND l.pid = p.backend_pid
+            """, [host])
+        guard let row = rows.rows.first else { return nil }
+        return HostPublisher(machine: row[0] ?? "", pid: Int32(row[1] ?? "") ?? 0, since: row[2] ?? "")
     }
 
     // MARK: Writing

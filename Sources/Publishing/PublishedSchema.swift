@@ -4,6 +4,10 @@ enum PublishedSchema {
     /// `pg_advisory_xact_lock` keys: migrations, and (with the host's hash) one host's writes.
     static let migrationLock = "7497417238497061"
 
+    /// The session lock of one host's publisher, for a host name in `$1`: 64 bits of its MD5, where
+    /// `hashtext`'s 32 bits would let hosts among thousands share a key and refuse each other.
+    static let hostLock = "('x' || left(md5('bundlefs host ' || $1), 16))::bit(64)::bigint"
+
     static let migrations: [String] = [
         // v1: hosts, their bundles (keyed by host and path, the whole record in `record`), and the
         // slices of their executables for UUID and architecture lookups.
@@ -44,6 +48,17 @@ enum PublishedSchema {
         );
         CREATE INDEX bundlefs_binaries_by_uuid ON bundlefs_binaries (uuid_key) WHERE uuid_key IS NOT NULL;
         CREATE INDEX bundlefs_binaries_by_arch ON bundlefs_binaries (arch);
+        """,
+        // v2: who publishes each host now. The publisher holding the host's session lock writes its
+        // row, so that one refused can say who has the host; `backend_pid` ties the row to the lock.
+        """
+        CREATE TABLE bundlefs_publishers (
+            host text PRIMARY KEY,
+            machine text NOT NULL,
+            pid integer NOT NULL,
+            backend_pid integer NOT NULL,
+            since timestamptz NOT NULL
+        );
         """,
     ]
 

@@ -5,7 +5,8 @@ import Synchronization
 
 /// Keeps one host's rows in PostgreSQL equal to the local catalogue: drains the outbox in batches,
 /// sends the host whole when PostgreSQL cannot be trusted to have what was sent before, and waits
-/// with backoff while PostgreSQL is away. Runs on a thread of its own beside the watcher; the
+/// with backoff while PostgreSQL is away, will not write, or another publisher has the host
+/// (Docs/postgres.md). Runs on a thread of its own beside the watcher; the
 /// outbox is what connects them, so neither waits for the other.
 public final class Publisher: Sendable {
     public struct Settings: Sendable {
@@ -78,37 +79,80 @@ public final class Publisher: Sendable {
         while !isStopping {
             do {
                 if connection?.isUsable != true {
+                    connection = nil // ends the old session before a new one starts
                     report(&state, "connecting")
                     connection = try PublishedCatalogue(url: settings.url)
                     state.verified = false
-                    if state.failing { logger.notice("publishing to \(state.destination) again") }
                 }
-                let worked = try cycle(connection!, &state)
-                state.failing = false
-                state.backoff = settings.firstBackoff
-                if !worked { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
+                // Another publisher of the host (the same --host given twice) refuses this one,
+                // which retries with backoff and takes over once that one's session ends.
+                try connection!.claim(host: settings.host)
+                let outcome = try cycle(connection!, &state)
+                // A check alone is no recovery: a database that reads but cannot write passes it.
+                if outcome != .checked { succeeded(&state) }
+                if outcome == .idle { _ = wakeUp.wait(timeout: .now() + settings.pollInterval) }
             } catch {
-                connection = nil
-                let message = "\(error)" // PostgresConnection takes the password out of what libpq says
-                if state.lastError != message || !state.failing { logger.warning("publishing to \(state.destination): \(message); retrying in \(state.backoff) s") }
-                state.lastError = message
-                state.failing = true
-                state.lastErrorAt = Date().timeIntervalSince1970
-                report(&state, "waiting")
+                // A statement that failed leaves the connection usable; only a broken one is replaced.
+                if connection?.isUsable != true { connection = nil }
+                failed(error, &state)
                 _ = wakeUp.wait(timeout: .now() + state.backoff)
                 state.backoff = min(state.backoff * 2, settings.maximumBackoff)
             }
         }
+        connection?.release()
         report(&state, "stopped")
     }
 
-    /// One step: a whole send, a batch, or a check. False when there was nothing to do.
-    private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Bool {
+    /// Logs a failure when it is not the one logged last, and records it for `status`. The same
+    /// failure is the same SQLSTATE (its message may name a different file each time), or without
+    /// one, the same message.
+    private func failed(_ error: any Error, _ state: inout State) {
+        let message = "\(error)" // PostgresConnection takes the password out of what libpq says
+        let kind = (error as? PostgresError)?.sqlState ?? message
+        let refused = error is HostTaken
+        let now = Date().timeIntervalSince1970
+        if state.failure?.kind != kind {
+            let retrying = refused ? "this daemon goes on without publishing and takes the host over once that one stops (tried again with backoff, up to"
+                : "retrying with backoff (up to"
+            logger.warning("publishing to \(state.destination): \(message); \(retrying) \(settings.maximumBackoff) s)")
+            state.lastErrorAt = now
+        }
+        state.failure = Failure(kind: kind, refused: refused, since: state.failure?.since ?? now, attempts: (state.failure?.attempts ?? 0) + 1)
+        state.lastError = message
+        report(&state, refused ? "refused" : "waiting")
+    }
+
+    /// A step that did what it had to: the backoff starts again, and a failure that cleared is said.
+    private func succeeded(_ state: inout State) {
+        state.backoff = settings.firstBackoff
+        guard let failure = state.failure else { return }
+        state.failure = nil
+        let seconds = String(format: "%.1f", Date().timeIntervalSince1970 - failure.since)
+        let attempts = "\(failure.attempts) failed attempt\(failure.attempts == 1 ? "" : "s") in \(seconds) s"
+        if failure.refused {
+            logger.notice("publishing to \(state.destination): took host \(settings.host) over, after \(attempts)")
+        } else {
+            logger.notice("publishing to \(state.destination) again, after \(attempts)")
+        }
+    }
+
+    private enum Outcome {
+        /// Sent a batch or the host whole.
+        case sent
+        /// Compared PostgreSQL with the catalogue and found nothing to send whole (reads only).
+        case checked
+        /// Nothing waiting.
+        case idle
+    }
+
+    /// One step: a whole send, a batch, or a check.
+    private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Outcome {
         let now = Date().timeIntervalSince1970
         let mustVerify = state.sendWholeFirst || !state.verified
         let verifyDue = mustVerify || now - state.verifiedAt >= settings.verifyInterval
         let backlog = try catalogue.outboxBacklog(countingBundles: verifyDue)
         if mustVerify || (verifyDue && backlog.changes == 0) {
+            var outcome = Outcome.checked
             if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
                 report(&state, "sending whole")
                 let through = backlog.lastSequence
@@ -116,19 +160,20 @@ public final class Publisher: Sendable {
                 try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
                 logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(reason)")
                 state.sendWholeFirst = false
+                outcome = .sent
             }
             state.verified = true
             state.verifiedAt = now
-            return true
+            return outcome
         }
         guard let batch = try catalogue.outboxBatch(limit: settings.batchSize) else {
             report(&state, "current")
-            return false
+            return .idle
         }
         report(&state, "sending")
         try connection.sendChanges(host: settings.host, batch: batch)
         try catalogue.outboxSent(through: batch.through, whole: false, at: Date().timeIntervalSince1970)
-        return true
+        return .sent
     }
 
     /// Why PostgreSQL's rows of this host cannot be brought up to date by the outbox, or nil.
@@ -165,8 +210,9 @@ public final class Publisher: Sendable {
         var sendWholeFirst: Bool
         var verified = false
         var verifiedAt: Double = 0
-        var failing = false
-        /// The last error, kept after recovery for `status`.
+        /// Failing since the last step that did what it had to; nil when not.
+        var failure: Failure?
+        /// The last error, kept after recovery for `status`; since when that failure (by kind) lasts.
         var lastError: String?
         var lastErrorAt: Double?
         var reported: String?
@@ -177,5 +223,14 @@ public final class Publisher: Sendable {
             backoff = settings.firstBackoff
             self.sendWholeFirst = sendWholeFirst
         }
+    }
+
+    /// Failures in a row: the kind last logged (and whether it was a refusal), since when any has
+    /// failed, and how often.
+    private struct Failure {
+        var kind: String
+        var refused: Bool
+        var since: Double
+        var attempts: Int
     }
 }

@@ -85,7 +85,40 @@ import TestSupport
         #expect(try bundlefs(["index", tree.root]).status == 0)
         #expect(try bundlefs(["publish", server.url, "--host", "alpha"]).status == 0)
         #expect(try server.psql("SELECT host, count(*) FROM bundlefs_bundles GROUP BY host ORDER BY host") == "alpha|1\nbeta|1")
-        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "1")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "2")
+    }
+
+    /// A one-off copy of a host that a daemon publishes would be overwritten by the daemon's next
+    /// whole send, and would overwrite its rows meanwhile: it is refused, on one line naming the
+    /// host and the daemon, and the daemon's rows stay. Another host, or the same once the daemon
+    /// stopped, is copied.
+    @Test func aOneOffCopyOfAHostADaemonPublishesIsRefused() throws {
+        let server = try PostgresServer()
+        let daemonTree = TreeWriter(root: temporary.appending("daemon-tree"))
+        daemonTree.macApp("B/Daemon.app", identifier: "com.example.daemon")
+        let daemonCatalogue = temporary.appending("daemon.sqlite")
+        let daemon = try WatcherProcess(roots: [daemonTree.root], catalogue: daemonCatalogue, logFile: temporary.appending("daemon.log"),
+                                        arguments: ["--publish", server.url, "--host", "alpha"])
+        try daemon.waitUntilWatching()
+        try poll(timeout: 30, "the daemon to publish alpha") {
+            let status = try JSONValue.parse(try bundlefs(["status", "--json"], catalogue: daemonCatalogue).standardOutput)
+            return status["publishing"]?["state"] == .string("current")
+        }
+        tree.macApp("A/Tool.app", identifier: "com.example.tool")
+        #expect(try bundlefs(["index", tree.root]).status == 0)
+
+        let refused = try bundlefs(["publish", server.url, "--host", "alpha"])
+        #expect(refused.status == 1, "\(refused)")
+        let lines = refused.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(refused)")
+        #expect(refused.standardError.contains("host alpha") && refused.standardError.contains("pid \(daemon.pid)"), "\(refused)")
+        #expect(try server.psql("SELECT string_agg(identifier, ',') FROM bundlefs_bundles WHERE host = 'alpha'") == "com.example.daemon")
+
+        #expect(try bundlefs(["publish", server.url, "--host", "beta"]).status == 0)
+        #expect(try daemon.stop() == 0)
+        let published = try bundlefs(["publish", server.url, "--host", "alpha"])
+        #expect(published.status == 0, "\(published)")
+        #expect(try server.psql("SELECT string_agg(identifier, ',') FROM bundlefs_bundles WHERE host = 'alpha'") == "com.example.tool")
     }
 
     /// Errors name the database without its password, and say what is wrong.

@@ -39,8 +39,10 @@ public final class PostgresServer: @unchecked Sendable {
         // The server must not inherit the test process's descriptors: Foundation's Process learns
         // that pg_ctl ended when its end of a socket closes, which a server holding a copy never lets
         // happen (and other tests' pipes would never reach end of file). pg_ctl starts this instead.
+        // The loop leaves stderr on /dev/null (bash kept the real one in a descriptor the loop
+        // closes), so the server's stderr is pointed again at its stdout: pg_ctl gave both the log.
         let launcher = directory + "/postgres"
-        try "#!/bin/bash\nfor fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ \"$fd\" -gt 2 ]; then eval \"exec $fd>&-\"; fi; done 2>/dev/null\nexec \(programs)/postgres \"$@\"\n"
+        try "#!/bin/bash\nfor fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ \"$fd\" -gt 2 ]; then eval \"exec $fd>&-\"; fi; done 2>/dev/null\nexec \(programs)/postgres \"$@\" 2>&1\n"
             .write(toFile: launcher, atomically: false, encoding: .utf8)
         chmod(launcher, 0o755)
         try start()
