@@ -34,8 +34,8 @@ struct MountCommand: ParsableCommand {
     @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
     var foreground = false
 
-    @Option(help: ArgumentHelp("Threads serving requests (default 1: on few cores one thread serves fastest).", valueName: "n"))
-    var threads = 1
+    @Option(help: ArgumentHelp("Threads serving requests at most (default 4: a slow request never holds up the others).", valueName: "n"))
+    var threads = MountSettings.defaultThreads
 
     @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
     var allowOther = false

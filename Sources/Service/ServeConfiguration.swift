@@ -9,7 +9,7 @@ public struct ServeConfiguration: Sendable, Equatable {
     public var mountPoint: FilePath
     public var languages: [LanguageTag]?
     public var catalogue: FilePath?
-    public var threads = 1
+    public var threads = MountSettings.defaultThreads
     public var allowOther = false
     /// A PostgreSQL database to keep current (SPEC "Many hosts"), never with a password in it.
     public var publish: String?

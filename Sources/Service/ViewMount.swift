@@ -9,8 +9,12 @@ import View
 /// How a view is mounted and kept current.
 public struct MountSettings: Sendable {
     public var languages: [LanguageTag] = []
-    /// Threads serving requests: 1 runs libfuse's single-threaded loop.
-    public var threads = 1
+    /// Threads serving requests at most: 1 runs libfuse's single-threaded loop, more its
+    /// multithreaded one, which starts a thread only when every one is busy.
+    public var threads = MountSettings.defaultThreads
+    /// Several: one request that takes long (a huge package laid out, a listing of 50,000 UUIDs
+    /// after an update) must not hold up every other; serial work runs as fast (`make bench`).
+    public static let defaultThreads = 4
     /// Let users other than the mounting one see the view (needs user_allow_other for non-root).
     public var allowOther = false
     public var watch = WatchSettings()

@@ -9,7 +9,7 @@ import TestSupport
 /// many entries does), and how long a plain `stat` through the same view waits meanwhile (one slow
 /// request must not stall the others).
 enum ListingBench {
-    static func run(view: MountedView, label: String, output: String, runs: Int, report: inout Report) throws {
+    static func run(view: MountedView, source: String, label: String, output: String, runs: Int, report: inout Report) throws {
         for directory in ["by-id", "by-uuid"] {
             let listed = view.path(".bundlefs/\(directory)")
             let count = try Descriptor.open(listed, flags: Descriptor.directoryNoFollow).listDirectory().count
@@ -27,14 +27,20 @@ enum ListingBench {
                        against: "native dir", baselineSeconds: samples.nativeMedian, goal: "≈ 1x")
             report.notes.append("ls -l \(directory) (\(label)): \(PairedSamples.describe(samples.view)), native \(PairedSamples.describe(samples.native))")
         }
-        report.notes.append("a plain stat through the view while `ls -l .bundlefs/by-uuid` runs (\(label)): \(statWhileListing(view))")
+        report.notes.append("a lookup while `ls -l .bundlefs/by-uuid` runs after an update (\(label)): \(lookupsWhileListing(view, source: source))")
     }
 
-    /// The slowest of the `stat`s of a real file made while another thread lists by-uuid, against
-    /// the listing's own time.
-    static func statWhileListing(_ view: MountedView) -> String {
+    /// The slowest of the lookups of missing names (each a request to the daemon) made while
+    /// another thread lists by-uuid right after an update (its first listing since, the slow one),
+    /// against the listing's own time.
+    static func lookupsWhileListing(_ view: MountedView, source: String) -> String {
         let listed = view.path(".bundlefs/by-uuid")
-        let file = view.path("Group0")
+        // An update drops what the kernel kept of by-uuid; seen once the new name shows.
+        let marker = "bench-update-\(getpid())"
+        _ = FileManager.default.createFile(atPath: Paths.join(source, marker), contents: nil)
+        defer { unlink(Paths.join(source, marker)) }
+        let deadline = Timing.now() + 5
+        while !FileManager.default.fileExists(atPath: view.path(marker)) && Timing.now() < deadline { usleep(10_000) }
         let listing = Mutex<Double?>(nil)
         let lister = Threads.spawn(stackSize: 1 << 20) {
             let seconds = Timing.run("/bin/ls", ["-l", listed])
@@ -43,12 +49,12 @@ enum ListingBench {
         var worst = 0.0, count = 0
         while listing.withLock({ $0 }) == nil {
             let started = Timing.now()
-            _ = try? FileStatus.of(file)
+            _ = try? FileStatus.of(view.path("missing-\(count)"))
             worst = max(worst, Timing.now() - started)
             count += 1
         }
         Threads.join(lister)
-        return String(format: "%d stats, the slowest %.1f ms, the listing %.3f s", count, worst * 1000, listing.withLock { $0 } ?? 0)
+        return String(format: "%d lookups, the slowest %.1f ms, the listing %.3f s", count, worst * 1000, listing.withLock { $0 } ?? 0)
     }
 
     /// `bench-out/flat-N`: N empty subdirectories, made once.

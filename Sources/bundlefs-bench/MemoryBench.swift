@@ -53,7 +53,7 @@ enum MemoryBench {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(view.pid)/fd").count) ?? -1
         report.add("memory: `mount`, \(label)", value: "\(steps.joined(separator: ", ")); peak \(memory.peakMB) MB; "
                    + "\(descriptors) descriptors (limit \(limit.rlim_cur))", goal: "< 150 MB")
-        try ListingBench.run(view: view, label: "\(bundles.formatted()) bundles", output: output, runs: runs, report: &report)
+        try ListingBench.run(view: view, source: tree.root, label: "\(bundles.formatted()) bundles", output: output, runs: runs, report: &report)
     }
 }
 

@@ -1,0 +1,58 @@
+import Fixtures
+import Foundation
+import Synchronization
+import SystemCalls
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension MountedViewTests {
+    /// SPEC.md "Performance": one slow request must never stall every other request of the mount.
+    /// The slow one here is the first listing of a directory of 60,000 entries; meanwhile another
+    /// thread looks up names that do not exist (each a request to the daemon).
+    @Suite struct ConcurrencyTests {
+        let fixture = ViewFixture()
+
+        init() {
+            let big = fixture.tree.directory("Big")
+            for index in 0..<60_000 {
+                let descriptor = open(Paths.join(big, "file\(index)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+                if descriptor >= 0 { close(descriptor) }
+            }
+        }
+
+        /// The slowest lookup while the big directory is listed for the first time, and how long
+        /// that listing took.
+        func lookupsDuringAFirstListing(_ view: MountedView) -> (slowestLookup: Double, listing: Double) {
+            let listing = Mutex<Double?>(nil)
+            let lister = Threads.spawn {
+                let started = Clocks.monotonicSeconds()
+                _ = try? Descriptor.open(view.path("Big"), flags: Descriptor.directoryNoFollow).listDirectory()
+                let seconds = Clocks.monotonicSeconds() - started
+                listing.withLock { $0 = seconds }
+            }
+            var slowest = 0.0, count = 0
+            while listing.withLock({ $0 }) == nil {
+                let started = Clocks.monotonicSeconds()
+                _ = try? FileStatus.of(view.path("Documents/missing-\(count)"))
+                slowest = max(slowest, Clocks.monotonicSeconds() - started)
+                count += 1
+            }
+            Threads.join(lister)
+            return (slowest, listing.withLock { $0 } ?? 0)
+        }
+
+        @Test func aSlowRequestDoesNotHoldUpTheOthers() throws {
+            // The default loop: a lookup never waits for the whole of the slow listing.
+            let view = try fixture.mount(languages: "en")
+            let served = lookupsDuringAFirstListing(view)
+            #expect(served.slowestLookup < served.listing / 4, "a lookup waited \(served.slowestLookup) s of a \(served.listing) s listing")
+            // Not vacuous: one thread serving makes a lookup wait for most of it.
+            let single = try fixture.mount(languages: "en", arguments: ["--threads", "1"])
+            let held = lookupsDuringAFirstListing(single)
+            #expect(held.slowestLookup > held.listing / 4, "one thread: a lookup waited \(held.slowestLookup) s of a \(held.listing) s listing")
+        }
+    }
+}
