@@ -345,6 +345,24 @@ func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = [])
         }
     }
 
+    /// Rule 8: an unexpanded build variable or an empty CFBundleExecutable falls back to
+    /// NSExecutable, as GNUstep does (four of Debian's adun bundles ship `${EXECUTABLE_NAME}`).
+    @Test func anUnexpandedOrEmptyExecutableFallsBackToNSExecutable() throws {
+        for (name, declared) in [("Variable.app", "${EXECUTABLE_NAME}"), ("Parenthesized.app", "$(EXECUTABLE_NAME)"), ("Empty.app", "")] {
+            tree.gnustepApp(name, info: ["CFBundleIdentifier": .string("org.example.adun"), "CFBundleExecutable": .string(declared),
+                                         "NSExecutable": .string("Adun")])
+            tree.text("\(name)/Adun", "#!/bin/sh\n", mode: 0o755)
+            let record = try #require(try inspect(name, in: tree))
+            #expect(record.executable == tree.path("\(name)/Adun"), "\(name)")
+            #expect(record.errors.isEmpty, "\(name): \(record.errors)")
+        }
+        // Without NSExecutable, the unexpanded name is what was declared, and it is not there.
+        tree.plist("Alone.app/Contents/Info.plist", .dictionary(["CFBundleExecutable": .string("${EXECUTABLE_NAME}")]))
+        let alone = try #require(try inspect("Alone.app", in: tree))
+        #expect(alone.executable == nil)
+        #expect(alone.errors.contains { $0.contains("${EXECUTABLE_NAME}") }, "\(alone.errors)")
+    }
+
     @Test func missingExecutableIsAnError() throws {
         tree.plist("NoExe.app/Contents/Info.plist", .dictionary(["CFBundleExecutable": .string("NoExe")]))
         let record = try #require(try inspect("NoExe.app", in: tree))

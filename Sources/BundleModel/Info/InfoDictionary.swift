@@ -15,8 +15,17 @@ public struct InfoDictionary: Sendable, Equatable {
     public var shortVersion: String? { string("CFBundleShortVersionString") }
     public var packageType: String? { string("CFBundlePackageType") }
     public var signature: String? { string("CFBundleSignature") }
-    /// CFBundleExecutable, or GNUstep's NSExecutable.
-    public var executable: String? { string("CFBundleExecutable") ?? string("NSExecutable") }
+    /// CFBundleExecutable, or GNUstep's NSExecutable (rule 8): also when CFBundleExecutable is
+    /// empty or an unexpanded build variable (`${EXECUTABLE_NAME}`), as GNUstep falls back.
+    public var executable: String? {
+        let declared = string("CFBundleExecutable")
+        guard let declared, Self.isUsableExecutableName(declared) else { return string("NSExecutable") ?? declared }
+        return declared
+    }
+
+    static func isUsableExecutableName(_ name: String) -> Bool { !name.isEmpty && !Self.hasUnexpandedVariable(name) }
+
+    static func hasUnexpandedVariable(_ text: String) -> Bool { text.contains("$(") || text.contains("${") }
     public var developmentRegion: String? { string("CFBundleDevelopmentRegion") }
     public var declaredLocalizations: [String] { raw["CFBundleLocalizations"]?.stringList ?? [] }
     public var hasLocalizedDisplayName: Bool { raw["LSHasLocalizedDisplayName"]?.isTruthy ?? false }
@@ -60,7 +69,7 @@ public struct InfoDictionary: Sendable, Equatable {
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
         }
         if valid { return nil }
-        if identifier.contains("$(") || identifier.contains("${") {
+        if hasUnexpandedVariable(identifier) {
             return "CFBundleIdentifier \"\(identifier)\" holds an unexpanded build variable"
         }
         return "CFBundleIdentifier \"\(identifier)\" has characters other than A-Z, a-z, 0-9, '.' and '-'"
