@@ -114,6 +114,35 @@ import Testing
         return out
     }
 
+    /// biplist's `bogus_file.plist`: a word, a `;`, and a word with neither `=` nor `;` after it is no
+    /// dictionary; a strings file that only lacks its last `;` after a value is still read.
+    @Test func aBareWordAtTheEndIsNoEntry() throws {
+        #expect(throws: PlistError.self) { try PropertyListReader.read(Array("a;djflkadjsflsakdjf".utf8)) }
+        let repaired = try PropertyListReader.read(Array("\"a\" = \"b\";\n\"c\" = \"d\"".utf8))
+        #expect(repaired.value == .dictionary(["a": .string("b"), "c": .string("d")]))
+        #expect(!repaired.problems.isEmpty)
+        #expect(try PropertyListReader.read(Array("a;b;".utf8)).value == .dictionary(["a": .string("a"), "b": .string("b")]))
+    }
+
+    /// biplist's `small_date.plist` holds 0000-12-30T00:00:00Z, which plistlib and Foundation refuse:
+    /// dates outside the years 1 to 9999 are errors in every format; the ends of the range read.
+    @Test func datesOutsideTheYears1To9999AreRefused() throws {
+        let smallDate: [UInt8] = [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xD1, 0x01, 0x02, 0x56, 0x4D, 0x79, 0x44, 0x61,
+                                  0x74, 0x65, 0x33, 0xC2, 0x2D, 0x63, 0xC8, 0xC5, 0x00, 0x00, 0x00, 0x08, 0x0B, 0x12, 0x00, 0x00,
+                                  0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00,
+                                  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1B]
+        #expect(throws: PlistError.self) { try PropertyListReader.read(smallDate) }
+        for text in ["0000-12-30T00:00:00Z", "10000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z"] {
+            #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(Array("<plist><date>\(text)</date></plist>".utf8)) }
+            #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(Array("{ d = <*D\(text)>; }".utf8)) }
+        }
+        for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
+            let xml = try PropertyListReader.read(Array("<plist><date>\(text)</date></plist>".utf8)).value
+            guard case let .date(seconds) = xml else { Issue.record("\(text): \(xml)"); continue }
+            #expect(try PropertyListReader.read(PropertyListWriter.binary(.date(seconds))).value == xml, "\(text)")
+        }
+    }
+
     @Test func garbageTextFailsWithALine() {
         for text in ["<plist><dict>", "<plist><dict>text", "<plist><array><string>a</string>", "{ a = ; }", "{ a = b", "<plist><dict><key>a</key></dict></plist>", "<plist><string>x</plist>", "{ \"a\" \"b\"; }", "<*Q1>"] {
             #expect(throws: PlistError.self, "\(text)") { try PropertyListReader.read(Array(text.utf8)) }

@@ -124,7 +124,9 @@ struct BinaryPlistParser {
         case 0x3:
             guard low == 3 else { throw PlistError("binary plist date of the wrong size") }
             try need(start + 1, 8)
-            return .date(Double(bitPattern: readUInt(at: start + 1, size: 8)))
+            let seconds = Double(bitPattern: readUInt(at: start + 1, size: 8))
+            guard PlistDate.isRepresentable(seconds) else { throw PlistError("binary plist date \(seconds) s from 2001 is outside the years 1 to 9999") }
+            return .date(seconds)
         case 0x4:
             let (length, at) = try lengthAndStart(start, low)
             try need(at, length)

@@ -91,12 +91,9 @@ struct OpenStepPlistParser {
             }
             try skipSpaceAndComments()
             guard index < bytes.count else {
-                if closing == nil {
-                    problems.append(error("missing ';' after the last entry", at: keyStart))
-                    result[key] = .string(key)
-                    return result
-                }
-                throw error("missing '}' at the end of the file")
+                // A bare word at the end with neither `=` nor `;` is no entry (`a;djflk...`, biplist's
+                // bogus file, is not a two-key dictionary); a missing `;` is recovered only after a value.
+                throw error(closing == nil ? "\"\(key.prefix(40))\" at the end of the file has no '=' or ';'" : "missing '}' at the end of the file", at: keyStart)
             }
             if bytes[index] == UInt8(ascii: ";") {
                 // `"key";` in a strings file: the value is the key itself.

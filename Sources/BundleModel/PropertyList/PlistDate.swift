@@ -3,6 +3,14 @@ public enum PlistDate {
     /// Seconds between 1970-01-01 and 2001-01-01.
     static let referenceOffset: Double = 978_307_200
 
+    /// Dates from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, as seconds since the reference date:
+    /// what every other reader (plistlib, Foundation's formatters) can represent. A date outside
+    /// (biplist's `small_date.plist` says year 0) is an error, not a value.
+    static let representable: ClosedRange<Double> =
+        (Double(daysFromCivil(year: 1, month: 1, day: 1)) * 86400 - referenceOffset)...(Double(daysFromCivil(year: 10000, month: 1, day: 1)) * 86400 - referenceOffset - 1)
+
+    public static func isRepresentable(_ seconds: Double) -> Bool { representable.contains(seconds) }
+
     /// Parses `YYYY-MM-DDTHH:MM:SSZ` (XML plists) and `YYYY-MM-DD HH:MM:SS ±HHMM` (GNUstep's `<*D...>`).
     /// Missing trailing fields default to zero; a missing zone means UTC.
     public static func parseISO8601(_ text: String) -> Double? {
@@ -55,7 +63,7 @@ public enum PlistDate {
                 }
             }
         }
-        guard index == bytes.count else { return nil }
+        guard index == bytes.count, (1...9999).contains(year) else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let unix = Double(days) * 86400 + Double(hour * 3600 + minute * 60 + second - zoneOffset)
         return unix - referenceOffset
