@@ -57,7 +57,7 @@ public struct Indexer: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         let rootPath = try Self.canonicalRoot(path)
-        let root = try ScanRoot(path: rootPath)
+        let root = try ScanRoot(path: rootPath, confinement: .trustedLinksOut)
         let known = try catalogue.knownTree(under: rootPath)
         var scanOptions = options
         scanOptions.settings.claimed = try catalogue.claimedTypes()
@@ -116,7 +116,7 @@ public struct Indexer: Sendable {
         for path in affected.sorted() {
             // Read each directory beneath the root it was catalogued under.
             guard let rootPath = roots.filter({ path.isWithin($0) }).max(by: { $0.string.utf8.count < $1.string.utf8.count }) else { continue }
-            if scanners[rootPath] == nil, let root = rootPath == rootHint.path ? rootHint : try? ScanRoot(path: rootPath) {
+            if scanners[rootPath] == nil, let root = rootPath == rootHint.path ? rootHint : try? ScanRoot(path: rootPath, confinement: .trustedLinksOut) {
                 scanners[rootPath] = TreeScanner(root: root, options: ScanOptions(threads: 1, settings: settings))
             }
             guard let scanner = scanners[rootPath] else { continue }

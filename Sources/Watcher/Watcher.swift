@@ -99,7 +99,7 @@ public final class Watcher: @unchecked Sendable {
         writeStatus()
         for root in roots {
             tree.addRoot(root)
-            scanRoots[root] = try ScanRoot(path: root)
+            scanRoots[root] = try ScanRoot(path: root, confinement: .trustedLinksOut)
         }
         claimed = (try? catalogue.claimedTypes()) ?? ClaimedTypes()
         reader.start()

@@ -54,7 +54,7 @@ struct Settings {
 
 // `--profile-scan`: only the one-thread scan, three times, for a profiler to look at.
 if CommandLine.arguments.contains("--profile-scan") {
-    let root = try ScanRoot(path: FilePath(CommandLine.arguments.last!))
+    let root = try ScanRoot(path: FilePath(CommandLine.arguments.last!), confinement: .trustedLinksOut)
     for _ in 0..<3 { _ = TreeScanner(root: root, options: ScanOptions(threads: 1)).scan(into: NullSink()) }
     exit(0)
 }
@@ -65,7 +65,7 @@ final class CollectingSink: ScanSink, @unchecked Sendable {
 }
 if CommandLine.arguments.contains("--profile-write") {
     let sink = CollectingSink()
-    _ = TreeScanner(root: try ScanRoot(path: FilePath(CommandLine.arguments.last!))).scan(into: sink)
+    _ = TreeScanner(root: try ScanRoot(path: FilePath(CommandLine.arguments.last!), confinement: .trustedLinksOut)).scan(into: sink)
     for run in 0..<3 {
         let path = "/tmp/bundlefs-profile-write-\(run).sqlite"
         CatalogueFiles.remove(path)
@@ -148,7 +148,7 @@ if settings.index {
     // The same scan without catalogue writes, to show where the time goes.
     func scanOnly(threads: Int) -> Double {
         Timing.median(settings.runs) {
-            Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: FilePath(treeRoot)), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
+            Timing.seconds { _ = TreeScanner(root: try! ScanRoot(path: FilePath(treeRoot), confinement: .trustedLinksOut), options: ScanOptions(threads: threads)).scan(into: NullSink()) }
         }
     }
     let scanOneThread = scanOnly(threads: 1)

@@ -4,38 +4,56 @@ import Glibc
 #endif
 
 /// A directory tree being read. Every file bundlefs reads for a bundle is opened relative to the
-/// root with RESOLVE_BENEATH, so neither `..` nor a symlink can lead a read out of the tree.
+/// root with RESOLVE_BENEATH, so neither `..` nor a symlink can lead a read out of the tree, unless
+/// the root lets trusted links lead out (an index: `TrustedLinks`).
 public struct ScanRoot: Sendable, BeneathReading {
     /// Absolute, normalised path.
     public let path: FilePath
     let descriptor: Descriptor
-    /// False for the file system root of `show` and `resolve`: symlinks, absolute ones too, are
-    /// followed wherever they lead, as CFBundle follows them (rule 12).
-    let isConfined: Bool
+    let confinement: Confinement
 
-    public init(path: FilePath) throws {
-        try self.init(path: path, confined: true)
+    /// How far reads may go.
+    public enum Confinement: Sendable {
+        /// Never out of the tree: what the view synthesizes for others (rule 12's limit).
+        case beneath
+        /// Out of the tree through links owned by root or the reading user (an index, rule 12).
+        case trustedLinksOut
+        /// Wherever links lead: the file system root of `show` and `resolve`, which read one
+        /// bundle as their user, as CFBundle follows links.
+        case none
     }
 
-    private init(path: FilePath, confined: Bool) throws {
+    public init(path: FilePath, confinement: Confinement = .beneath) throws {
         let absolute = path.absolute(base: .root)
         self.path = absolute
         descriptor = try Descriptor.open(absolute, flags: O_PATH_DIRECTORY)
-        isConfined = confined
+        self.confinement = confinement
     }
 
     /// The file system root, unconfined: reads go wherever links lead (used by `show` and
     /// `resolve`, which read one bundle as its user and synthesize nothing for others).
-    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: .root, confined: false) }
+    public static func fileSystemRoot() throws -> ScanRoot { try ScanRoot(path: .root, confinement: .none) }
 
     /// `path` relative to the root, or nil when outside it.
     public func relative(_ path: FilePath) -> FilePath? { path.relative(to: self.path) }
 
     public func absolute(_ relative: FilePath) -> FilePath { path.appending(relative) }
 
-    /// Opens a path relative to the root, never leaving it unless the root is unconfined.
+    /// Opens a path relative to the root, leaving it only as far as its confinement allows.
     public func open(_ relative: FilePath, flags: Int32) throws -> Descriptor {
-        isConfined ? try descriptor.openBeneath(relative, flags: flags) : try Descriptor.open(path.appending(relative), flags: flags | O_CLOEXEC)
+        switch confinement {
+        case .beneath:
+            return try descriptor.openBeneath(relative, flags: flags)
+        case .trustedLinksOut:
+            do {
+                return try descriptor.openBeneath(relative, flags: flags)
+            } catch let error as SystemError where error.errno == EXDEV {
+                return try TrustedLinks.open(relative, from: descriptor, rootPath: path, flags: flags | O_CLOEXEC,
+                                             followFinal: flags & O_NOFOLLOW == 0)
+            }
+        case .none:
+            return try Descriptor.open(path.appending(relative), flags: flags | O_CLOEXEC)
+        }
     }
 }
 
