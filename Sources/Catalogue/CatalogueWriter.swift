@@ -168,9 +168,10 @@ public struct CatalogueWriter {
     /// The archives catalogued in `directory` that it no longer lists, and their bundles.
     public func removeArchives(in directory: FilePath, except names: [FileName]) throws {
         listArchives.bind(1, directory.string)
-        let present = Set(names.map { directory.appending($0).string })
+        // Compared as paths, byte for byte: as Strings, NFC and NFD twins are one.
+        let present = Set(names.map { directory.appending($0) })
         var gone: [String] = []
-        try listArchives.forEachText { if !present.contains($0) { gone.append($0) } }
+        try listArchives.forEachText { if !present.contains(FilePath($0)) { gone.append($0) } }
         if !gone.isEmpty { archivesChanged.directories.insert(directory) }
         for path in gone {
             removeBundles.bind(1, path)

@@ -33,6 +33,27 @@ private let nfd = "Re\u{301}sume\u{301}"
         #expect(try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.path) == [FilePath(fixture.tree.path("Shared/\(kept)/Writer.app"))])
     }
 
+    /// Twin archives: removing one leaves the other's bundles, and the removed one's go.
+    @Test(arguments: [nfc, nfd])
+    func deletingOneNormalizationTwinArchiveLeavesTheOther(deleted: String) throws {
+        let fixture = try IndexFixture()
+        for (name, identifier) in [(nfc, "com.example.nfc"), (nfd, "com.example.nfd")] {
+            let staging = TreeWriter(root: fixture.directory.appending("staging-\(identifier)"))
+            staging.macApp("Payload/Writer.app", identifier: identifier)
+            fixture.tree.directory("Archives")
+            let zipped = try Subprocess.run("/usr/bin/zip", ["-qry", fixture.tree.path("Archives/\(name).ipa"), "Payload"], directory: staging.root)
+            try #require(zipped.status == 0, "\(zipped)")
+        }
+        try fixture.index()
+        #expect(try Set(fixture.catalogue.bundles(matching: BundleQuery()).compactMap(\.record.identifier)) == ["com.example.nfc", "com.example.nfd"])
+
+        fixture.tree.remove("Archives/\(deleted).ipa")
+        try fixture.index()
+        let kept = FileName(deleted) == FileName(nfc) ? "com.example.nfd" : "com.example.nfc"
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery()).compactMap(\.record.identifier) == [kept])
+        #expect(try fixture.dump() == fixture.freshDump())
+    }
+
     /// What the catalogue gives back is what inspection found: the raw Info dictionary whole
     /// (every type, nested values, vendor keys), the strings tables, problems, stamps.
     @Test func aRecordReadBackIsTheRecordWritten() throws {
