@@ -50,9 +50,14 @@ public struct ArchiveInspector: Sendable {
         do {
             while let member = try first.next() {
                 tree.add(member)
+                guard tree.count <= limits.members else {
+                    throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
+                }
                 if Self.need(member) != nil { wanted.insert(member.path) }
             }
-            if first.unsafeNames > 0 { result.error = "\(first.unsafeNames) member names leading out of the archive (`..`) ignored" }
+            let ignored = [(first.unsafeNames, "leading out of the archive (`..`)"), (first.longNames, "longer than \(limits.nameBytes) bytes")]
+                .filter { $0.0 > 0 }.map { "\($0.0) member names \($0.1) ignored" }
+            if !ignored.isEmpty { result.error = ignored.joined(separator: "; ") }
         } catch {
             result.error = "\(error)"
         }

@@ -16,6 +16,8 @@ public final class ArchiveReader {
     public let deadline: Double
     /// Members whose names climb out of the archive (`..`): not listed, counted.
     public private(set) var unsafeNames = 0
+    /// Members whose names are longer than `limits.nameBytes`: not listed, counted.
+    public private(set) var longNames = 0
     public private(set) var membersListed = 0
     private var dataRead: Int64 = 0
     /// Bytes an earlier pass over the same archive decompressed: the budget is the archive's.
@@ -74,8 +76,16 @@ public final class ArchiveReader {
             guard membersListed <= limits.members else { throw ArchiveError("more than \(limits.members) members; the rest is not read") }
             try checkBudget()
             // UTF-8 when the archive says so (zip's flag, pax headers), else the raw bytes.
-            guard let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry),
-                  let path = ArchiveMember.normalized(Self.bytes(name)) else {
+            guard let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry) else {
+                unsafeNames += 1
+                continue
+            }
+            let raw = Self.bytes(name)
+            guard raw.count <= limits.nameBytes else {
+                longNames += 1
+                continue
+            }
+            guard let path = ArchiveMember.normalized(raw) else {
                 unsafeNames += 1
                 continue
             }
