@@ -30,6 +30,7 @@ public final class ArchiveReader {
     /// same archive passes the first's `deadline` and `decompressedBytes`, so that the limits hold
     /// for the archive, not for each pass.
     public init(_ file: Descriptor, limits: ArchiveLimits = .standard, deadline: Double? = nil, earlierBytes: Int64 = 0) throws(ArchiveError) {
+        if let refusal = ZipDirectory.refusal(of: file, limit: limits.members) { throw ArchiveError(refusal) }
         guard let handle = archive_read_new() else { throw ArchiveError("libarchive could not start") }
         archive_read_support_filter_all(handle)
         // The formats rule 26 names; rar, 7-zip, ISO and the rest are not looked into.

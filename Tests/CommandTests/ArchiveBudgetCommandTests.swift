@@ -47,4 +47,35 @@ import TestSupport
         let beside = try Subprocess.bundlefs(["query", "com.example.beside"], catalogue: catalogue)
         #expect(beside.standardOutput.contains("com.example.beside"))
     }
+
+    /// A zip of a million empty members (ZIP64, written record by record: zipfile takes a minute):
+    /// libarchive read its whole central directory, 230 MB, before the member limit applied.
+    @Test func aMillionMemberZipIsRefusedFromItsEndRecord() throws {
+        tree.macApp("Beside.app", identifier: "com.example.beside")
+        let zip = tree.path("Many.zip")
+        let script = ["import", "struct"].joined(separator: " ") + """
+
+            n, local, central, offset = 1000000, [], [], 0
+            for i in range(n):
+                name = b'm/%d' % i
+                header = struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 0, 0, 0x21, 0, 0, 0, len(name), 0) + name
+                central.append(struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 20, 20, 0, 0, 0, 0x21, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset) + name)
+                local.append(header)
+                offset += len(header)
+            directory = b''.join(central)
+            end = struct.pack('<IQHHIIQQQQ', 0x06064b50, 44, 45, 45, 0, 0, n, n, len(directory), offset)
+            end += struct.pack('<IIQI', 0x07064b50, 0, offset + len(directory), 1)
+            end += struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, len(directory), offset, 0)
+            open('\(zip)', 'wb').write(b''.join(local) + directory + end)
+            """
+        let made = try Subprocess.run("/usr/bin/python3", ["-c", script])
+        try #require(made.status == 0, "\(made)")
+
+        let run = try Subprocess.measuredBundlefs(["index", tree.root], catalogue: catalogue)
+        #expect(run.result.status == 0, "\(run.result)")
+        #expect(run.seconds < 30 + 5, "\(run.seconds) s")
+        #expect(run.peakMegabytes < Self.peakMegabytes, "\(run.peakMegabytes) MB")
+        let errors = try archiveErrors()
+        #expect(errors.contains("Many.zip: more than 100000 members"), "\(errors)")
+    }
 }
