@@ -39,7 +39,9 @@ public struct ArchiveInspector: Sendable {
     public func inspect(archive path: FilePath, open: () throws -> Descriptor) -> Result {
         var result = Result()
         let tree = ArchiveTree(archive: path)
-        var wanted = Set<FilePath>()
+        // The last member of each name the rules may read, by its place in the archive: a name
+        // written twice is read as extracting leaves it (unzip, tar -x and bsdtar keep the last).
+        var wanted: [FilePath: Int] = [:]
         let first: ArchiveReader
         do {
             first = try ArchiveReader(try open(), limits: limits)
@@ -48,12 +50,14 @@ public struct ArchiveInspector: Sendable {
             return result
         }
         do {
+            var index = 0
             while let member = try first.next() {
                 tree.add(member)
                 guard tree.count <= limits.members else {
                     throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
                 }
-                if Self.need(member) != nil { wanted.insert(member.path) }
+                wanted[member.path] = Self.need(member) != nil ? index : nil
+                index += 1
             }
             let ignored = [(first.unsafeNames, "leading out of the archive (`..`)"), (first.longNames, "longer than \(limits.nameBytes) bytes")]
                 .filter { $0.0 > 0 }.map { "\($0.0) member names \($0.1) ignored" }
@@ -90,12 +94,14 @@ public struct ArchiveInspector: Sendable {
         return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 ? .headers : nil
     }
 
-    private func readWanted(_ wanted: Set<FilePath>, into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent, error: inout String?) {
+    private func readWanted(_ wanted: [FilePath: Int], into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent, error: inout String?) {
         do {
             let reader = try ArchiveReader(try open(), limits: limits, deadline: spent.deadline, earlierBytes: spent.bytes)
             var left = wanted.count
+            var index = -1
             while left > 0, let member = try reader.next() {
-                guard wanted.contains(member.path) else { continue }
+                index += 1
+                guard wanted[member.path] == index else { continue }
                 left -= 1
                 if member.isEncrypted {
                     tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
@@ -110,7 +116,7 @@ public struct ArchiveInspector: Sendable {
             }
         } catch let failure {
             error = error ?? "\(failure)"
-            for path in wanted where tree.contents[path] == nil && tree.binaries[path] == nil && tree.readErrors[path] == nil {
+            for path in wanted.keys where tree.contents[path] == nil && tree.binaries[path] == nil && tree.readErrors[path] == nil {
                 tree.readErrors[path] = "\(path): not read: \(failure)"
             }
         }
