@@ -35,30 +35,47 @@ public struct ArchiveInspector: Sendable {
     }
 
     /// Reads the archive at `path` (absolute; opened by `open`, which confines it as the caller's
-    /// scan root does).
+    /// scan root does). The limits hold for the whole of it: both passes and the inspection.
     public func inspect(archive path: FilePath, open: () throws -> Descriptor) -> Result {
         var result = Result()
         let tree = ArchiveTree(archive: path)
-        var wanted = Set<FilePath>()
+        // The last member of each name the rules may read, by its place in the archive: a name
+        // written twice is read as extracting leaves it (unzip, tar -x and bsdtar keep the last).
+        var wanted: [FilePath: Int] = [:]
+        let first: ArchiveReader
         do {
-            let reader = try ArchiveReader(try open(), limits: limits)
-            defer { result.members = reader.membersListed }
-            do {
-                while let member = try reader.next() {
-                    tree.add(member)
-                    if Self.need(member) != nil { wanted.insert(member.path) }
-                }
-                if reader.unsafeNames > 0 { result.error = "\(reader.unsafeNames) member names leading out of the archive (`..`) ignored" }
-            } catch {
-                result.error = "\(error)"
-            }
+            first = try ArchiveReader(try open(), limits: limits)
         } catch {
             result.error = "\(error)"
             return result
         }
-        if !wanted.isEmpty { readWanted(wanted, into: tree, open: open, error: &result.error) }
-        result.records = inspectDirectories(of: tree, archive: path)
+        do {
+            var index = 0
+            while let member = try first.next() {
+                tree.add(member)
+                guard tree.count <= limits.members else {
+                    throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
+                }
+                wanted[member.path] = Self.need(member) != nil ? index : nil
+                index += 1
+            }
+            let ignored = [(first.unsafeNames, "leading out of the archive (`..`)"), (first.longNames, "longer than \(limits.nameBytes) bytes")]
+                .filter { $0.0 > 0 }.map { "\($0.0) member names \($0.1) ignored" }
+            if !ignored.isEmpty { result.error = ignored.joined(separator: "; ") }
+        } catch {
+            result.error = "\(error)"
+        }
+        result.members = first.membersListed
+        let spent = Spent(deadline: first.deadline, bytes: first.decompressedBytes)
+        if !wanted.isEmpty { readWanted(wanted, into: tree, open: open, after: spent, error: &result.error) }
+        result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
         return result
+    }
+
+    /// What the first pass used of the archive's limits.
+    struct Spent {
+        var deadline: Double
+        var bytes: Int64
     }
 
     /// What the rules may read of a member: its bytes, its first bytes, its headers, or nothing.
@@ -77,12 +94,14 @@ public struct ArchiveInspector: Sendable {
         return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 ? .headers : nil
     }
 
-    private func readWanted(_ wanted: Set<FilePath>, into tree: ArchiveTree, open: () throws -> Descriptor, error: inout String?) {
+    private func readWanted(_ wanted: [FilePath: Int], into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent, error: inout String?) {
         do {
-            let reader = try ArchiveReader(try open(), limits: limits)
+            let reader = try ArchiveReader(try open(), limits: limits, deadline: spent.deadline, earlierBytes: spent.bytes)
             var left = wanted.count
+            var index = -1
             while left > 0, let member = try reader.next() {
-                guard wanted.contains(member.path) else { continue }
+                index += 1
+                guard wanted[member.path] == index else { continue }
                 left -= 1
                 if member.isEncrypted {
                     tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
@@ -97,7 +116,7 @@ public struct ArchiveInspector: Sendable {
             }
         } catch let failure {
             error = error ?? "\(failure)"
-            for path in wanted where tree.contents[path] == nil && tree.binaries[path] == nil && tree.readErrors[path] == nil {
+            for path in wanted.keys where tree.contents[path] == nil && tree.binaries[path] == nil && tree.readErrors[path] == nil {
                 tree.readErrors[path] = "\(path): not read: \(failure)"
             }
         }
@@ -105,10 +124,14 @@ public struct ArchiveInspector: Sendable {
 
     /// Every directory of the tree through the rules, parents first; the structural directories of
     /// a bundle found (its `Contents`, a framework's `Versions/A`) are parts of it, not bundles.
-    private func inspectDirectories(of tree: ArchiveTree, archive: FilePath) -> [BundleRecord] {
+    private func inspectDirectories(of tree: ArchiveTree, archive: FilePath, deadline: Double, error: inout String?) -> [BundleRecord] {
         var records: [BundleRecord] = []
         var structures: [(path: FilePath, structure: BundleStructure)] = []
         for directory in tree.directories where !directory.isEmpty {
+            guard Clocks.monotonicSeconds() <= deadline else {
+                error = error ?? ArchiveReader.timeError(limits)
+                break
+            }
             if let (bundle, structure) = structures.last(where: { directory.isWithin($0.path) && directory != $0.path }),
                let relative = directory.relative(to: bundle), Self.isStructural(relative, in: structure) {
                 continue

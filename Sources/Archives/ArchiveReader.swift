@@ -12,15 +12,25 @@ public final class ArchiveReader {
     private let handle: OpaquePointer
     private let file: Descriptor
     public let limits: ArchiveLimits
-    private let deadline: Double
+    /// On the monotonic clock; shared by the passes over one archive.
+    public let deadline: Double
     /// Members whose names climb out of the archive (`..`): not listed, counted.
     public private(set) var unsafeNames = 0
+    /// Members whose names are longer than `limits.nameBytes`: not listed, counted.
+    public private(set) var longNames = 0
     public private(set) var membersListed = 0
     private var dataRead: Int64 = 0
+    /// Bytes an earlier pass over the same archive decompressed: the budget is the archive's.
+    private let earlierBytes: Int64
     private var current: ArchiveMember?
+    /// Whether the current member's data has been read to its end.
+    private var currentConsumed = true
 
-    /// Opens an archive already open as `file` (kept open while reading).
-    public init(_ file: Descriptor, limits: ArchiveLimits = .standard) throws(ArchiveError) {
+    /// Opens an archive already open as `file` (kept open while reading). A second pass over the
+    /// same archive passes the first's `deadline` and `decompressedBytes`, so that the limits hold
+    /// for the archive, not for each pass.
+    public init(_ file: Descriptor, limits: ArchiveLimits = .standard, deadline: Double? = nil, earlierBytes: Int64 = 0) throws(ArchiveError) {
+        if let refusal = ZipDirectory.refusal(of: file, limit: limits.members) { throw ArchiveError(refusal) }
         guard let handle = archive_read_new() else { throw ArchiveError("libarchive could not start") }
         archive_read_support_filter_all(handle)
         // The formats rule 26 names; rar, 7-zip, ISO and the rest are not looked into.
@@ -32,7 +42,8 @@ public final class ArchiveReader {
         self.handle = handle
         self.file = file
         self.limits = limits
-        deadline = Clocks.monotonicSeconds() + limits.seconds
+        self.deadline = deadline ?? Clocks.monotonicSeconds() + limits.seconds
+        self.earlierBytes = earlierBytes
         guard archive_read_open_fd(handle, file.rawValue, 64 * 1024) == ARCHIVE_OK else {
             // Every property is set, so deinit runs and frees the handle.
             throw ArchiveError("not an archive bundlefs reads: \(Self.message(handle))")
@@ -52,6 +63,7 @@ public final class ArchiveReader {
     public func next() throws(ArchiveError) -> ArchiveMember? {
         let previous = Self.utf8Locale.map { uselocale($0) }
         defer { if let previous { uselocale(previous) } }
+        try finishCurrent()
         while true {
             try checkTime()
             var entry: OpaquePointer?
@@ -65,8 +77,16 @@ public final class ArchiveReader {
             guard membersListed <= limits.members else { throw ArchiveError("more than \(limits.members) members; the rest is not read") }
             try checkBudget()
             // UTF-8 when the archive says so (zip's flag, pax headers), else the raw bytes.
-            guard let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry),
-                  let path = ArchiveMember.normalized(Self.bytes(name)) else {
+            guard let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry) else {
+                unsafeNames += 1
+                continue
+            }
+            let raw = Self.bytes(name)
+            guard raw.count <= limits.nameBytes else {
+                longNames += 1
+                continue
+            }
+            guard let path = ArchiveMember.normalized(raw) else {
                 unsafeNames += 1
                 continue
             }
@@ -82,6 +102,7 @@ public final class ArchiveReader {
                 permissions: UInt32(archive_entry_perm(entry)), modificationTime: Int64(archive_entry_mtime(entry)),
                 linkTarget: target, isEncrypted: archive_entry_is_encrypted(entry) != 0)
             current = member
+            currentConsumed = false
             return member
         }
     }
@@ -96,7 +117,7 @@ public final class ArchiveReader {
             try checkTime()
             let wanted = min(chunk.count, limit - bytes.count)
             let count = chunk.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress, wanted) }
-            if count == 0 { break }
+            if count == 0 { currentConsumed = true; break }
             guard count > 0 else { throw ArchiveError("\(member.path): \(Self.message(handle))") }
             bytes += chunk[0..<count]
             dataRead += Int64(count)
@@ -119,17 +140,44 @@ public final class ArchiveReader {
         }
     }
 
-    private func checkTime() throws(ArchiveError) {
-        guard Clocks.monotonicSeconds() <= deadline else { throw ArchiveError("reading took more than \(Int(limits.seconds)) s; stopped") }
+    /// libarchive skips what is left of a member inside `archive_read_next_header`, where no limit
+    /// can stop it: in a compressed stream that skip decompresses everything (80 KB of `.tar.bz2`
+    /// hold 64 GiB), so the rest is read here, block by block, within the limits. Uncompressed
+    /// streams and zip members are skipped by seeking, which costs nothing.
+    private func finishCurrent() throws(ArchiveError) {
+        guard current != nil, !currentConsumed, archive_filter_count(handle) > 1 else { return }
+        currentConsumed = true
+        var block: UnsafeRawPointer?
+        var size = 0
+        var offset: la_int64_t = 0
+        while true {
+            try checkTime()
+            let status = archive_read_data_block(handle, &block, &size, &offset)
+            if status == ARCHIVE_EOF { return }
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN else {
+                throw ArchiveError("after \(membersListed) members: \(Self.message(handle))")
+            }
+            try checkBudget()
+        }
     }
+
+    /// Bytes decompressed so far by this pass and those before it.
+    public var decompressedBytes: Int64 { earlierBytes + passBytes }
+
+    private var passBytes: Int64 { (archive_filter_count(handle) > 1 ? archive_filter_bytes(handle, 0) : 0) + dataRead }
+
+    private func checkTime() throws(ArchiveError) {
+        guard Clocks.monotonicSeconds() <= deadline else { throw ArchiveError(Self.timeError(limits)) }
+    }
+
+    static func timeError(_ limits: ArchiveLimits) -> String { "reading took more than \(Int(limits.seconds)) s; stopped" }
 
     /// Decompressed bytes (the filters' output, or member data) against what was read from the
     /// file: a bomb shows as a ratio no real archive has.
     private func checkBudget() throws(ArchiveError) {
-        let filtered = archive_filter_count(handle) > 1 ? archive_filter_bytes(handle, 0) : 0
-        let decompressed = filtered + dataRead
+        let decompressed = passBytes
         let compressed = max(1, archive_filter_bytes(handle, -1))
-        guard decompressed <= limits.uncompressedBytes else {
+        guard earlierBytes + decompressed <= limits.uncompressedBytes else {
             throw ArchiveError("more than \(limits.uncompressedBytes >> 20) MiB decompressed; stopped")
         }
         guard decompressed < 1 << 20 || decompressed <= limits.compressionRatio * compressed else {

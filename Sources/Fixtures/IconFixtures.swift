@@ -54,7 +54,7 @@ public enum IconFixtures {
         icns([("ic07", png(gradient(side: 32))), ("is32", [0x7F] + [UInt8](repeating: 9, count: 128)), ("s8mk", [UInt8](repeating: 255, count: 256))]),
         tiff([gradient(side: 16), gradient(side: 24)]),
         png(gradient(side: 20)),
-    ]
+    ] + jpeg2000Seeds
 
     /// The members of an `.icns` this module wrote, to combine them with others.
     public static func icnsMembers(_ icns: [UInt8]) -> [(type: String, data: [UInt8])] {

@@ -98,3 +98,25 @@ public enum FuzzSeeds {
         return StringsEncoding.allCases.map { StringsEncoder.encode(entries, as: $0) }
     }
 }
+
+extension Mutator {
+    /// Image headers declaring huge (or zero, or lying) sizes: one to three of the size fields
+    /// `ImageHeaderFields` finds (icns lengths, JPEG 2000's SIZ and ihdr, PNG's IHDR, TIFF's
+    /// dimensions, tiles and strips) set to values decoders must refuse before allocating.
+    public mutating func mutateImageHeader(_ input: [UInt8]) -> [UInt8] {
+        var bytes = input
+        let fields = ImageHeaderFields.fields(of: bytes)
+        guard !fields.isEmpty else { return mutate(input) }
+        let values: [UInt32] = [0, 1, 2, 16, 2048, 4097, 8000, 16000, 0xFFFF, 0x1_0000, 1 << 20, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, UInt32(truncatingIfNeeded: bytes.count)]
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+            let field = fields.randomElement(using: &generator)!
+            let value = values.randomElement(using: &generator)!
+            for index in 0..<field.width {
+                let shift = UInt32(8 * (field.bigEndian ? field.width - 1 - index : index))
+                bytes[field.offset + index] = UInt8(truncatingIfNeeded: value >> shift)
+            }
+        }
+        ImageHeaderFields.fixPNGChecksums(&bytes)
+        return bytes
+    }
+}

@@ -89,6 +89,7 @@ enum IcnsDecoder {
 
     private static func decodeJPEG2000(_ data: ArraySlice<UInt8>) throws(IconImageError) -> RGBAImage {
         _ = quiet
+        _ = try JPEG2000Header.checked(data)
         var bytes = Array(data)
         var image = icns_image_t()
         let status = bytes.withUnsafeMutableBytes { icns_jp2_to_image(icns_size_t($0.count), $0.baseAddress?.assumingMemoryBound(to: icns_byte_t.self), &image) }

@@ -29,15 +29,16 @@ enum TIFFDecoder {
 
         // Every image, the most pixels first and, at one size, the most bits per pixel (GNUstep
         // stores a 2-bit grey image beside the colour one); a damaged one gives way to the next.
-        var images: [(directory: tdir_t, width: Int, height: Int, depth: Int)] = []
+        var images: [(directory: tdir_t, width: Int, height: Int, depth: Int, compressed: Bool)] = []
         var directory: tdir_t = 0
         repeat {
             var width: UInt32 = 0, height: UInt32 = 0
-            var samples: UInt16 = 1, bits: UInt16 = 1
+            var samples: UInt16 = 1, bits: UInt16 = 1, compression: UInt16 = 1
             if getField(tiff, TIFFTAG_IMAGEWIDTH, &width), getField(tiff, TIFFTAG_IMAGELENGTH, &height), width > 0, height > 0 {
                 _ = getField(tiff, TIFFTAG_SAMPLESPERPIXEL, &samples)
                 _ = getField(tiff, TIFFTAG_BITSPERSAMPLE, &bits)
-                images.append((directory, Int(width), Int(height), Int(samples) * Int(bits)))
+                _ = getField(tiff, TIFFTAG_COMPRESSION, &compression)
+                images.append((directory, Int(width), Int(height), Int(samples) * Int(bits), compression != 1))
             }
             directory += 1
         } while directory < 64 && TIFFReadDirectory(tiff) == 1
@@ -47,6 +48,13 @@ enum TIFFDecoder {
         for image in images {
             guard image.width * image.height <= RGBAImage.pixelLimit else {
                 lastError = .tooLarge(width: image.width, height: image.height)
+                continue
+            }
+            // Uncompressed samples take their bytes in the file: a 3 KB file declaring 1048576×16
+            // cannot hold them, and decoding its 16 M pixels of nothing took seconds.
+            let needed = (image.width * image.depth + 7) / 8 * image.height
+            guard image.compressed || needed <= bytes.count else {
+                lastError = .malformed("an uncompressed \(image.width)×\(image.height) TIFF image needs \(needed) bytes; the file has \(bytes.count)")
                 continue
             }
             guard TIFFSetDirectory(tiff, image.directory) == 1 else { continue }

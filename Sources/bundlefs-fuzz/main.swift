@@ -23,9 +23,14 @@ var slowest = Duration.zero
 for iteration in 0..<iterations {
     let index = Int(iteration % UInt64(seeds.count))
     // Every other input has header words broken (counts, sizes, offsets) rather than bytes; every
-    // fifth binary plist has a collection pointed at one shared object.
-    var input = iteration % 2 == 0 ? mutator.mutateWords(seeds[index], within: 256) : mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
-    if iteration % 5 == 0 { input = mutator.shareReferences(seeds[index]) }
+    // third of those, an image's declared sizes (icns lengths, JPEG 2000 SIZ/ihdr, PNG IHDR, TIFF); every
+    // fifth input instead, a binary plist seed with a collection pointed at one shared object.
+    var input = switch iteration % 6 {
+    case 0: mutator.mutateImageHeader(seeds[index])
+    case 2, 4: mutator.mutateWords(seeds[index], within: 256)
+    default: mutator.mutate(seeds[index], spliceWith: seeds[(index + 1) % seeds.count])
+    }
+    if iteration % 5 == 1 { input = mutator.shareReferences(seeds[index]) }
     let start = clock.now
     _ = try? PropertyListReader.read(input)
     _ = try? StringsFileReader.read(input)

@@ -128,20 +128,23 @@ import TestSupport
         #expect((try? FileStatus.of(temporary.appending("etc"))) == nil)
     }
 
+    /// A tar lists its members one header at a time: listing stops at the limit. (A zip is refused
+    /// before listing, from its central directory: ZipDirectoryTests.)
     @Test func tooManyMembersStopAtTheLimit() throws {
-        let path = temporary.appending("many.zip")
-        try python("""
-            with zipfile.ZipFile('\(path)', 'w') as z:
-                for i in range(100000):
-                    z.writestr('m/%d' % i, '')
+        let path = temporary.appending("many.tar")
+        try python(["import", "io,", "tarfile"].joined(separator: " ") + """
+
+            with tarfile.open('\(path)', 'w') as t:
+                for i in range(2000):
+                    t.addfile(tarfile.TarInfo('m/%d' % i), io.BytesIO())
             """)
         var limits = ArchiveLimits.standard
-        limits.members = 50_000
+        limits.members = 1000
         let reader = try ArchiveReader(try Descriptor.open(FilePath(path), flags: Descriptor.readOnly), limits: limits)
         var listed = 0
         let error = #expect(throws: ArchiveError.self) { while try reader.next() != nil { listed += 1 } }
-        #expect(listed == 50_000)
-        #expect(error?.description.contains("more than 50000 members") == true)
+        #expect(listed == 1000)
+        #expect(error?.description.contains("more than 1000 members") == true)
     }
 
     @Test func truncatedEncryptedAndLyingArchivesAreErrors() throws {

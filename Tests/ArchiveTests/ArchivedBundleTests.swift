@@ -94,6 +94,51 @@ import TestSupport
         }
     }
 
+    /// A name written twice (an archive appended to, or made to mislead): extracting leaves the
+    /// last copy, so the rules read the last copy, of every file they read. The reference is what
+    /// `bsdtar -x` extracts, indexed loose.
+    @Test func aNameWrittenTwiceIsReadAsExtractingLeavesIt() throws {
+        let first = TreeWriter(root: temporary.appending("first")), last = TreeWriter(root: temporary.appending("last"))
+        for (writer, name, seed) in [(first, "first", 81), (last, "last", 82)] {
+            writer.machOApp("Payload/Twice.app", identifier: "org.example.\(name)", executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: seed)).bytes())
+            writer.strings("Payload/Twice.app/Contents/Resources/de.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Zweimal \(name)"])
+        }
+        let archives = temporary.appending("archives")
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        // Python's zipfile and tarfile both write a name again when asked (zipfile warns).
+        let script = ["import", "os,", "tarfile,", "warnings,", "zipfile"].joined(separator: " ") + """
+
+            warnings.simplefilter('ignore')
+            def files(root):
+                for base, dirs, names in sorted(os.walk(root)):
+                    for name in sorted(names):
+                        yield os.path.join(base, name), os.path.relpath(os.path.join(base, name), root)
+            with zipfile.ZipFile('\(archives)/Twice.ipa', 'w', zipfile.ZIP_DEFLATED) as z, tarfile.open('\(archives)/Twice.tar.gz', 'w:gz') as t:
+                for root in ['\(first.root)', '\(last.root)']:
+                    for full, name in files(root):
+                        z.write(full, name)
+                        t.add(full, name)
+            """
+        let made = try Subprocess.run("/usr/bin/python3", ["-c", script])
+        try #require(made.status == 0, "\(made)")
+        let root = try ScanRoot(path: FilePath(archives))
+        for name in ["Twice.ipa", "Twice.tar.gz"] {
+            let extracted = temporary.appending("extracted-\(name)")
+            try FileManager.default.createDirectory(atPath: extracted, withIntermediateDirectories: true)
+            try run("/usr/bin/bsdtar", ["-xf", Paths.join(archives, name), "-C", extracted])
+            let catalogue = try Catalogue(path: temporary.appending("\(name).sqlite"), mode: .readWrite)
+            _ = try Indexer(catalogue: catalogue).index(root: FilePath(extracted))
+            let loose = try catalogue.bundles(matching: BundleQuery()).map { comparable($0.record, root: FilePath(extracted)) }
+            #expect(loose.map(\.identifier) == ["org.example.last"], "bsdtar -x of \(name)")
+
+            let path = FilePath(Paths.join(archives, name))
+            let result = ArchiveInspector(inspector: BundleInspector(root: root)).inspect(archive: path) { try root.open(FilePath(name), flags: Descriptor.readOnly) }
+            let archived = result.records.map { comparable($0, root: path) }
+            #expect(archived == loose, "\(name):\narchived \(archived)\nextracted \(loose)")
+            #expect(archived.first?.binaries.first?.uuid == BinarySlice.canonicalUUID(MachOImage.uuid(seed: 82)), "\(name)")
+        }
+    }
+
     /// A zipped `.xcarchive` alone, as build machines upload them.
     @Test func aZippedXcarchiveHoldsItsProductAndDSYM() throws {
         writeTree()

@@ -27,9 +27,9 @@ import TestSupport
         let zipped = try Subprocess.run("/usr/bin/zip", ["-qry", tree.path("Boxed.ipa"), "Payload"], directory: staging.root)
         try #require(zipped.status == 0, "\(zipped)")
 
-        let (index, peak) = try Subprocess.bundlefsMeasuringMemory(["index", tree.root], catalogue: catalogue)
-        #expect(index.status == 0, "\(index)")
-        #expect(peak < Self.peakBoundKilobytes, "bundlefs index peaked at \(peak) kB")
+        let index = try Subprocess.measuredBundlefs(["index", tree.root], catalogue: catalogue)
+        #expect(index.result.status == 0, "\(index.result)")
+        #expect(index.peakKilobytes < Self.peakBoundKilobytes, "bundlefs index peaked at \(index.peakKilobytes) kB")
 
         let rows = try #require(try JSONValue.parse(try Subprocess.bundlefs(["query", "--json"], catalogue: catalogue).standardOutput).arrayValue)
         #expect(rows.contains { $0["identifier"] == .string("com.example.sound") && $0["errors"]?.arrayValue?.isEmpty == true })
@@ -39,8 +39,8 @@ import TestSupport
             #expect(errors.contains { $0.contains("expands to more than") }, "\(path): \(errors)")
         }
 
-        let (show, showPeak) = try Subprocess.bundlefsMeasuringMemory(["show", tree.path("Bomb.app")], catalogue: catalogue)
-        #expect(show.status == 0 && show.standardOutput.contains("expands to more than"), "\(show)")
-        #expect(showPeak < Self.peakBoundKilobytes, "bundlefs show peaked at \(showPeak) kB")
+        let show = try Subprocess.measuredBundlefs(["show", tree.path("Bomb.app")], catalogue: catalogue)
+        #expect(show.result.status == 0 && show.result.standardOutput.contains("expands to more than"), "\(show.result)")
+        #expect(show.peakKilobytes < Self.peakBoundKilobytes, "bundlefs show peaked at \(show.peakKilobytes) kB")
     }
 }

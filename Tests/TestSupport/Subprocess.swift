@@ -77,25 +77,3 @@ private final class Collected: @unchecked Sendable {
     var output: String { lock.withLock { String(decoding: outputData, as: UTF8.self) } }
     var errors: String { lock.withLock { String(decoding: errorData, as: UTF8.self) } }
 }
-
-extension Subprocess {
-    /// Runs `bundlefs` under GNU time and gives its peak resident memory (kilobytes) beside what it
-    /// printed: a bound on one process, which the test process's own figures could not give.
-    public static func bundlefsMeasuringMemory(_ arguments: [String], catalogue: String, timeout: Double = 120)
-        throws -> (result: ProcessResult, peakKilobytes: Int) {
-        let report = Paths.join(NSTemporaryDirectory(), "bundlefs-time-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        defer { unlink(report) }
-        let environment = ["BUNDLEFS_CATALOGUE": catalogue, "LANG": "C", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""]
-        let result = try run("/usr/bin/time", ["-f", "%M", "-o", report, bundlefs] + arguments, environment: environment, timeout: timeout)
-        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
-        guard let peak = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
-            throw SubprocessError("GNU time reported no peak memory for bundlefs \(arguments): \(text)")
-        }
-        return (result, peak)
-    }
-}
-
-public struct SubprocessError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
