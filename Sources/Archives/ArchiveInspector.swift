@@ -41,7 +41,10 @@ public struct ArchiveInspector: Sendable {
         let tree = ArchiveTree(archive: path)
         // The last member of each name the rules may read, by its place in the archive: a name
         // written twice is read as extracting leaves it (unzip, tar -x and bsdtar keep the last).
-        var wanted: [FilePath: Int] = [:]
+        var wanted: [FilePath: Wanted] = [:]
+        // Every regular member's last place, for an executable the rules name only once the Info
+        // files are read.
+        var places: [FilePath: Int] = [:]
         let first: ArchiveReader
         do {
             first = try ArchiveReader(try open(), limits: limits)
@@ -56,7 +59,8 @@ public struct ArchiveInspector: Sendable {
                 guard tree.count <= limits.members else {
                     throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
                 }
-                wanted[member.path] = Self.need(member) != nil ? index : nil
+                if member.type == .regular { places[member.path] = index }
+                wanted[member.path] = Self.need(member).map { Wanted(index: index, need: $0) }
                 index += 1
             }
             let ignored = [(first.unsafeNames, "leading out of the archive (`..`)"), (first.longNames, "longer than \(limits.nameBytes) bytes")]
@@ -66,10 +70,35 @@ public struct ArchiveInspector: Sendable {
             result.error = "\(error)"
         }
         result.members = first.membersListed
-        let spent = Spent(deadline: first.deadline, bytes: first.decompressedBytes)
-        if !wanted.isEmpty { readWanted(wanted, into: tree, open: open, after: spent, error: &result.error) }
+        var spent = Spent(deadline: first.deadline, bytes: first.decompressedBytes)
+        if !wanted.isEmpty { spent = readWanted(wanted, into: tree, open: open, after: spent, error: &result.error) }
         result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
+        // Rule 27: the rules, not mode bits, decide what is read. An executable that the Info file
+        // names and nothing above guessed (no execute bit, a name other than its bundle's) is read
+        // in one more pass, within what is left of the limits.
+        let unread = Self.executablesNotRead(result.records, in: tree, archive: path)
+            .compactMap { member in places[member].map { (member, Wanted(index: $0, need: .headers)) } }
+        if !unread.isEmpty, result.error == nil {
+            _ = readWanted(Dictionary(unread, uniquingKeysWith: { $1 }), into: tree, open: open, after: spent, error: &result.error)
+            result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
+        }
         return result
+    }
+
+    /// A member to read, at its last place in the archive.
+    struct Wanted {
+        var index: Int
+        var need: Need
+    }
+
+    /// The executables records name whose headers were not read (nor tried).
+    static func executablesNotRead(_ records: [BundleRecord], in tree: ArchiveTree, archive: FilePath) -> [FilePath] {
+        records.compactMap { record in
+            guard let executable = record.executable.flatMap({ $0.relative(to: archive) }),
+                  tree.binaries[executable] == nil, tree.readErrors[executable] == nil
+            else { return nil }
+            return executable
+        }
     }
 
     /// What the first pass used of the archive's limits.
@@ -90,28 +119,43 @@ public struct ArchiveInspector: Sendable {
         if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return .contents }
         if name == "current" && parent == "Versions" { return .contents }
         if name.hasSuffix(".png") { return .prefix }
-        // Executables: in MacOS/, in a dSYM's DWARF/, or marked executable (GNUstep, frameworks).
-        return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 ? .headers : nil
+        // Executables where they usually are: in MacOS/, in a dSYM's DWARF/, named as their bundle
+        // at its top or in Versions/X (frameworks, GNUstep), or marked executable. Others that an
+        // Info file names are read after it (`executablesNotRead`).
+        return parent == "MacOS" || parent == "DWARF" || member.permissions & 0o111 != 0 || isNamedAsItsBundle(member.path) ? .headers : nil
     }
 
-    private func readWanted(_ wanted: [FilePath: Int], into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent, error: inout String?) {
+    /// `Kit.framework/Kit`, `Kit.framework/Versions/A/Kit`, `Tool.app/Tool`: a file named as the
+    /// bundle it is in, at the bundle's top or one version down.
+    static func isNamedAsItsBundle(_ path: FilePath) -> Bool {
+        let components = path.components
+        guard let name = components.last else { return false }
+        func isBundle(_ directory: FileName) -> Bool { directory.lowercasedExtension != nil && directory.stem == name }
+        if components.count >= 2, isBundle(components[components.count - 2]) { return true }
+        return components.count >= 4 && components[components.count - 3] == "Versions" && isBundle(components[components.count - 4])
+    }
+
+    /// Reads the wanted members in one pass; gives back what the limits have left.
+    private func readWanted(_ wanted: [FilePath: Wanted], into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent,
+                            error: inout String?) -> Spent {
+        var after = spent
         do {
             let reader = try ArchiveReader(try open(), limits: limits, deadline: spent.deadline, earlierBytes: spent.bytes)
+            defer { after.bytes = reader.decompressedBytes }
             var left = wanted.count
             var index = -1
             while left > 0, let member = try reader.next() {
                 index += 1
-                guard wanted[member.path] == index else { continue }
+                guard let want = wanted[member.path], want.index == index else { continue }
                 left -= 1
                 if member.isEncrypted {
                     tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
                     continue
                 }
-                switch Self.need(member) {
-                case .contents?: tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
-                case .prefix?: tree.contents[member.path] = try reader.read(limit: 64)
-                case .headers?: tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
-                case nil: break
+                switch want.need {
+                case .contents: tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
+                case .prefix: tree.contents[member.path] = try reader.read(limit: 64)
+                case .headers: tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
                 }
             }
         } catch let failure {
@@ -120,6 +164,7 @@ public struct ArchiveInspector: Sendable {
                 tree.readErrors[path] = "\(path): not read: \(failure)"
             }
         }
+        return after
     }
 
     /// Every directory of the tree through the rules, parents first; the structural directories of

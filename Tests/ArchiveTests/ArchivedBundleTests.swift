@@ -94,6 +94,37 @@ import TestSupport
         }
     }
 
+    /// Rule 27: the rules, not mode bits, decide which members are read. Wheels and zips often
+    /// store binaries without an execute bit: a framework's binary named as its bundle, a GNUstep
+    /// app's, and one an Info file names otherwise are all read, as they are loose.
+    @Test func binariesWithoutAnExecuteBitAreReadAsTheRulesName() throws {
+        tree.macFramework("Wheel/Kit.framework", identifier: "org.example.kit")
+        tree.file("Wheel/Kit.framework/Versions/A/Kit", MachOImage.arm64(uuid: MachOImage.uuid(seed: 91)).bytes(), mode: 0o644)
+        tree.plist("Wheel/Engine.framework/Versions/A/Resources/Info.plist", .dictionary([
+            "CFBundleIdentifier": .string("org.example.engine"), "CFBundlePackageType": .string("FMWK"), "CFBundleExecutable": .string("libEngine")]))
+        tree.file("Wheel/Engine.framework/Versions/A/libEngine", MachOImage.arm64(uuid: MachOImage.uuid(seed: 92)).bytes(), mode: 0o644)
+        tree.symlink("Wheel/Engine.framework/Versions/Current", to: "A")
+        tree.gnustepApp("Wheel/Tool.app", info: ["NSExecutable": .string("Tool"), "CFBundleIdentifier": .string("org.example.tool")])
+        tree.file("Wheel/Tool.app/Tool", ELFImage(buildID: MachOImage.uuid(seed: 93)).bytes(), mode: 0o644)
+        let archives = temporary.appending("archives")
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        try run("/usr/bin/zip", ["-qry", Paths.join(archives, "Wheel.whl"), "Wheel"], in: tree.root)
+        try run("/bin/tar", ["-czf", Paths.join(archives, "Wheel.tar.gz"), "-C", tree.root, "Wheel"])
+        let root = try ScanRoot(path: FilePath(archives))
+        let inspector = ArchiveInspector(inspector: BundleInspector(root: root))
+        for name in ["Wheel.whl", "Wheel.tar.gz"] {
+            let path = FilePath(Paths.join(archives, name))
+            let result = inspector.inspect(archive: path) { try root.open(FilePath(name), flags: Descriptor.readOnly) }
+            #expect(result.error == nil, "\(name): \(result.error ?? "")")
+            for (identifier, seed) in [("org.example.kit", 91), ("org.example.engine", 92), ("org.example.tool", 93)] {
+                let record = try #require(result.records.first { $0.identifier == identifier }, "\(name): \(identifier)")
+                #expect(record.errors.isEmpty, "\(name): \(identifier): \(record.errors)")
+                #expect(record.binaries.first?.uuidKey == BinarySlice.uuidKey(MachOImage.uuid(seed: seed).map { String(format: "%02x", $0) }.joined()),
+                        "\(name): \(identifier): \(record.binaries)")
+            }
+        }
+    }
+
     /// A name written twice (an archive appended to, or made to mislead): extracting leaves the
     /// last copy, so the rules read the last copy, of every file they read. The reference is what
     /// `bsdtar -x` extracts, indexed loose.
