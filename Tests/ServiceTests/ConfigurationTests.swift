@@ -33,7 +33,7 @@ struct ConfigurationTests {
         #expect(configuration.catalogue == "/home/ada/.cache/bundlefs/mine.sqlite")
         #expect(configuration.threads == 2 && configuration.allowOther)
         let minimal = try parse("source = /a\nmountpoint = /b\n")
-        #expect(minimal.languages == nil && minimal.catalogue == nil && minimal.threads == 1 && !minimal.allowOther)
+        #expect(minimal.languages == nil && minimal.catalogue == nil && minimal.threads == MountSettings.defaultThreads && !minimal.allowOther)
     }
 
     @Test func errorsNameTheLine() {

@@ -79,12 +79,12 @@ extension MountedViewTests {
             fixture.tree.remove("Documents/hidden-extension.txt")
             fixture.tree.macApp("Applications/Fresh.app", identifier: "org.example.fresh", info: ["CFBundleDisplayName": .string("Fresh")],
                                 localizedStrings: ["en": ["CFBundleDisplayName": "Fresh Name"]])
-            try poll(timeout: 5, "the view to follow the tree: \((try? listing(view.path("Documents"))) ?? [])") {
+            try poll(timeout: 15, "the view to follow the tree: \((try? listing(view.path("Documents"))) ?? [])") {
                 let documents = try listing(view.path("Documents"))
                 return documents.contains("New Folder") && documents.contains("renamed notes.txt") && !documents.contains("notes.txt")
                     && !documents.contains("hidden-extension")
             }
-            try poll(timeout: 5, "the new package, by what the watcher read: \((try? listing(view.path("Applications"))) ?? [])") {
+            try poll(timeout: 15, "the new package, by what the watcher read: \((try? listing(view.path("Applications"))) ?? [])") {
                 try listing(view.path("Applications")).contains("Fresh Name")
             }
             #expect(try FileStatus.of(view.path("Applications/Fresh Name")).type == .regular)
