@@ -9,8 +9,10 @@ import TestSupport
     let temporary = TemporaryDirectory("system-types")
     var tree: TreeWriter { TreeWriter(root: temporary.path) }
     static let table = SystemPackageTypes.standard
-    /// Every extension of a row that is a package, as found on disk (dSYM keeps its case).
-    static let packageRows = table.declarations.filter { !$0.extensions.isEmpty && table.packageExtensions.contains($0.extensions[0]) }
+    static let conformance = TypeConformance(table.declarations)
+    /// The rows that are packages and have extensions; a file type that shares an extension
+    /// (`com.apple.iWork.Pages.sffpages`) is not one.
+    static let packageRows = table.declarations.filter { !$0.extensions.isEmpty && conformance.conformsToPackage($0.identifier) }
 
     @Test func theTableReadsWhole() {
         #expect(Self.table.malformedLines == [])
@@ -70,14 +72,44 @@ import TestSupport
     @Test func aClaimByIdentifierAloneUsesTheSystemTree() {
         let editor = ClaimResolver.Application(
             path: "/Applications/Writer.app",
-            documentTypes: [DocumentType(extensions: [], contentTypes: ["com.apple.iwork.pages.sffpages", "com.example.menu-doc"], isPackage: false)],
+            documentTypes: [DocumentType(extensions: [], contentTypes: ["com.apple.iWork.Pages.pages", "com.example.menu-doc"], isPackage: false)],
             // Its own type conforms to the package type only through a system type.
             typeDeclarations: [TypeDeclaration(identifier: "com.example.menu-doc", conformsTo: ["com.apple.menu-extra"], extensions: ["mdoc"], exported: true)])
         let claims = ClaimResolver.claims(of: [editor])
         #expect(claims.map(\.ext) == ["mdoc", "pages"])
-        #expect(claims.map(\.contentType) == ["com.example.menu-doc", "com.apple.iwork.pages.sffpages"])
+        #expect(claims.map(\.contentType) == ["com.example.menu-doc", "com.apple.iWork.Pages.pages"])
         // The same claims without the system tree find nothing.
         #expect(ClaimResolver.claims(of: [editor], systemTypes: SystemPackageTypes(tsv: [])).isEmpty)
+    }
+
+    /// A Mac declares each iWork format twice under one extension: a package (a directory) and a
+    /// single file (`sff`, public.data). The package is the directory's type; the file type is
+    /// not a package, so an application that names only it claims no package.
+    @Test(arguments: [
+        ("pages", "com.apple.iWork.Pages.pages", "com.apple.iWork.Pages.sffpages"),
+        ("template", "com.apple.iWork.Pages.template", "com.apple.iWork.Pages.sfftemplate"),
+        ("numbers", "com.apple.iWork.Numbers.numbers", "com.apple.iWork.Numbers.sffnumbers"),
+        ("nmbtemplate", "com.apple.iWork.Numbers.template", "com.apple.iWork.Numbers.sfftemplate"),
+        ("key", "com.apple.iWork.Keynote.key", "com.apple.iWork.Keynote.sffkey"),
+        ("kth", "com.apple.iWork.Keynote.kth", "com.apple.iWork.Keynote.sffkth"),
+    ])
+    func iWorkPackagesAndSingleFiles(ext: String, package: String, singleFile: String) throws {
+        let rows = Self.table.declarations.filter { $0.extensions.contains(ext) }
+        #expect(Set(rows.map(\.identifier)) == [package, singleFile])
+        #expect(Self.conformance.conformsToPackage(package))
+        #expect(!Self.conformance.conformsToPackage(singleFile))
+        #expect(Self.table.rows.first { $0.declaration.identifier == singleFile }?.declaration.conformsTo.first == "public.data")
+
+        tree.directory("Report.\(ext)/Index")
+        #expect(try inspect("Report.\(ext)", in: tree)?.packageReasons == .systemType)
+        func claims(_ type: String) -> [String] {
+            let editor = ClaimResolver.Application(
+                path: "/Applications/Editor.app",
+                documentTypes: [DocumentType(extensions: [], contentTypes: [type], isPackage: false)], typeDeclarations: [])
+            return ClaimResolver.claims(of: [editor]).map(\.ext)
+        }
+        #expect(claims(package) == [ext])
+        #expect(claims(singleFile) == [])
     }
 
     @Test func conformanceCyclesAndDiamondsEnd() {
