@@ -14,14 +14,30 @@ import TestSupport
     /// (`com.apple.iWork.Pages.sffpages`) is not one.
     static let packageRows = table.declarations.filter { !$0.extensions.isEmpty && conformance.conformsToPackage($0.identifier) }
 
+    /// What the table makes packages, written out: a dropped row or a broken conformance fails here.
+    static let expectedPackageExtensions: Set<String> = [
+        // Xcode and Instruments
+        "xcodeproj", "xcworkspace", "xcarchive", "dsym", "playground", "docset", "xcplugin", "trace", "xcdatamodeld",
+        // applications that ship with macOS
+        "sparsebundle", "photoslibrary", "photolibrary", "workflow", "action", "safariextension",
+        // iWork: documents, templates, -tef variants
+        "pages", "pages-tef", "template", "numbers", "numbers-tef", "nmbtemplate", "key", "key-tef", "kth",
+        // CoreTypes: installers, plug-ins and extensions, media, passes
+        "pkg", "mpkg", "dist", "distz", "menu", "placeholder", "service", "webplugin", "ppp", "fs", "pluginkit", "wdgt",
+        "dext", "systemextension", "slidesaver", "suggestionsassets", "lpdf", "pvt", "avchd", "pkpass",
+        // GarageBand, iMovie, Core ML
+        "band", "gbproj", "imovielibrary", "theater", "mlpackage",
+    ]
+
     @Test func theTableReadsWhole() {
         #expect(Self.table.malformedLines == [])
-        #expect(Self.table.declarations.count >= 20)
-        for ext in ["xcodeproj", "xcworkspace", "xcarchive", "dsym", "sparsebundle", "photoslibrary", "pages", "numbers", "key", "workflow"] {
-            #expect(Self.table.packageExtensions.contains(ext), "\(ext)")
-        }
-        // Rule 1's built-in extensions are the `extension` reason's, not repeated here.
+        #expect(Self.table.packageExtensions.subtracting(Self.expectedPackageExtensions) == [], "not expected")
+        #expect(Self.expectedPackageExtensions.subtracting(Self.table.packageExtensions) == [], "missing")
+        // Rule 1's built-in extensions are the `extension` reason's, even where their types are
+        // rows as parents (`.service` conforms through the application bundle type).
         #expect(Self.table.packageExtensions.isDisjoint(with: PackageRules.builtInPackageExtensions))
+        #expect(Self.conformance.conformsToPackage("com.apple.service-application"))
+        #expect(Self.conformance.conformsToPackage("com.apple.file-system-plug-in"))
     }
 
     @Test func rowsKeepTheirTagsAndSources() {
@@ -50,8 +66,55 @@ import TestSupport
             let name = "Item." + (ext == "dsym" ? "dSYM" : ext)
             tree.directory(name + "/inner")
             let record = try #require(try inspect(name, in: tree), "\(row.identifier)")
-            #expect(record.packageReasons == .systemType, "\(row.identifier)")
-            #expect(record.packageReasons.names == ["system-type"])
+            // A parent whose extension is built in (`app`, `plugin`) keeps the one reason `extension`.
+            let builtIn = PackageRules.builtInPackageExtensions.contains(ext)
+            #expect(record.packageReasons == (builtIn ? .extension : .systemType), "\(row.identifier)")
+            #expect(record.packageReasons.names == [builtIn ? "extension" : "system-type"])
+        }
+    }
+
+    /// Every type that a Mac (macOS 13.3.1, the dump Docs/types.md names) declares conforming to
+    /// com.apple.package, directly or through parents, with its extensions as declared.
+    static let dumpPackageTypes: [(String, [String])] = [
+        ("com.apple.xcode.dsym", ["dsym"]), ("com.apple.private.live-photo-bundle", ["pvt"]),
+        ("public.avchd-collection", ["avchd"]), ("com.apple.applescript.script-bundle", ["scptd"]),
+        ("com.apple.generic-bundle", ["bundle"]), ("com.apple.systempreference.prefpane", ["prefpane"]),
+        ("com.apple.systempreference.screen-saver", ["saver"]),
+        ("com.apple.systempreference.screen-slide-saver", ["slidesaver"]), ("com.apple.menu-extra", ["menu"]),
+        ("com.apple.application-bundle", ["app"]), ("com.apple.installer-package", ["pkg"]),
+        ("com.apple.installer-distribution-package", ["dist", "distz"]),
+        ("com.apple.installer-meta-package", ["mpkg"]),
+        ("com.apple.intelligentsuggestions.assets", ["suggestionsassets"]), ("com.apple.rtfd", ["rtfd"]),
+        ("com.apple.application-placeholder", ["placeholder"]), ("com.apple.service-application", ["service"]),
+        ("com.apple.plugin", ["plugin"]), ("com.apple.xpc-service", ["xpc"]),
+        ("com.apple.kernel-extension", ["kext"]), ("com.apple.application-and-system-extension", ["appex"]),
+        ("com.apple.pluginkit", ["pluginkit"]), ("com.apple.webkit-plugin", ["webplugin"]),
+        ("com.apple.metadata-importer", ["mdimporter"]), ("com.apple.quicklook-generator", ["qlgenerator"]),
+        ("com.apple.dashboard-widget", ["wdgt"]), ("com.apple.driver-extension", ["dext"]),
+        ("com.apple.system-extension", ["systemextension"]), ("com.apple.ppp-plug-in", ["ppp"]),
+        ("com.apple.file-system-plug-in", ["fs"]), ("com.apple.localized-pdf-bundle", ["lpdf"]),
+        ("com.apple.pkpass", ["pkpass"]), ("com.apple.keynote.key", []), ("com.apple.keynote.kth", []),
+        ("com.apple.iWork.Keynote.key", ["key"]), ("com.apple.iWork.Keynote.key-tef", ["key-tef"]),
+        ("com.apple.iWork.Keynote.kth", ["kth"]), ("com.apple.iWork.Pages.pages", ["pages"]),
+        ("com.apple.iWork.Pages.pages-tef", ["pages-tef"]), ("com.apple.iWork.Pages.template", ["template"]),
+        ("com.apple.iWork.Numbers.numbers", ["numbers"]), ("com.apple.iWork.Numbers.numbers-tef", ["numbers-tef"]),
+        ("com.apple.iWork.Numbers.template", ["nmbtemplate"]), ("com.apple.garageband.project", ["band", "gbproj"]),
+        ("com.apple.iMovieLibrary", ["imovielibrary"]), ("com.apple.iMovieTheater", ["theater"]),
+        ("com.apple.coreml.mlpackage", ["mlpackage"]),
+    ]
+
+    /// The table is complete against the dump: each of its package types is a row that conforms
+    /// too, with the same extensions, unless rule 1's built-in set covers every extension it has.
+    @Test(arguments: dumpPackageTypes)
+    func everyPackageTypeOfTheMacIsOne(identifier: String, extensions: [String]) throws {
+        let builtIn = !extensions.isEmpty && extensions.allSatisfy(PackageRules.builtInPackageExtensions.contains)
+        if !builtIn {
+            #expect(Self.conformance.conformsToPackage(identifier))
+            #expect(Self.conformance.declarations[identifier.lowercased()]?.map(\.extensions) == [extensions])
+        }
+        for ext in extensions {
+            tree.directory("Item.\(ext)/inner")
+            #expect(try inspect("Item.\(ext)", in: tree)?.packageReasons == (builtIn ? .extension : .systemType), "\(identifier)")
         }
     }
 

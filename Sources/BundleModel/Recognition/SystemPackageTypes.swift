@@ -15,7 +15,9 @@ public struct SystemPackageTypes: Sendable {
     public let rows: [Row]
     /// Every row's declaration, for the conformance tree.
     public let declarations: [TypeDeclaration]
-    /// Lower-cased extensions of the rows that conform to `com.apple.package`.
+    /// Lower-cased extensions of the rows that conform to `com.apple.package`, but for rule 1's
+    /// built-in set: the `extension` reason covers those (`Chess.app` keeps that one reason), and
+    /// their rows are there only as parents (a `.service` conforms through `app`'s type).
     public let packageExtensions: Set<String>
     /// Lines that could not be read, with their numbers (none in the shipped table: a test checks).
     /// Every row needs an identifier, its conformance (`-` for none) and a source.
@@ -45,5 +47,6 @@ public struct SystemPackageTypes: Sendable {
         malformedLines = malformed
         let conformance = TypeConformance(declarations)
         packageExtensions = Set(declarations.filter { conformance.conformsToPackage($0.identifier) }.flatMap(\.extensions))
+            .subtracting(PackageRules.builtInPackageExtensions)
     }
 }
