@@ -1,34 +1,52 @@
-/// The directory types a Mac knows without any third-party application (rule 1, `system-type`),
+/// The type declarations a Mac makes without any third-party application (rule 1, `system-type`),
 /// read from `SystemPackageTypes.tsv`, which SwiftPM embeds in the binary: the facts live in one
 /// data file with their sources, not in code.
 public struct SystemPackageTypes: Sendable {
-    /// Every row, as the type declarations the claims machinery (rule 14) understands.
+    /// One row of the table: a declaration as the claims machinery (rule 14) understands it, plus
+    /// what only the system's table records (rule 28's type database grows from these).
+    public struct Row: Sendable, Hashable {
+        public let declaration: TypeDeclaration
+        /// `public.mime-type` tags, as declared.
+        public let mimeTypes: [String]
+        /// Where the declaration comes from.
+        public let source: String
+    }
+
+    public let rows: [Row]
+    /// Every row's declaration, for the conformance tree.
     public let declarations: [TypeDeclaration]
-    /// Lower-cased extensions of the rows that conform to `com.apple.package`.
+    /// Lower-cased extensions of the rows that conform to `com.apple.package`, but for rule 1's
+    /// built-in set: the `extension` reason covers those (`Chess.app` keeps that one reason), and
+    /// their rows are there only as parents (a `.service` conforms through `app`'s type).
     public let packageExtensions: Set<String>
     /// Lines that could not be read, with their numbers (none in the shipped table: a test checks).
+    /// Every row needs an identifier, its conformance (`-` for none) and a source.
     public let malformedLines: [Int]
 
     public static let standard = SystemPackageTypes(tsv: PackageResources.SystemPackageTypes_tsv)
 
     public init(tsv: [UInt8]) {
-        var declarations: [TypeDeclaration] = []
+        var rows: [Row] = []
         var malformed: [Int] = []
         let lines = String(decoding: tsv, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (number, line) in zip(1..., lines) where !line.isEmpty && !line.hasPrefix("#") {
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard columns.count == 4, !columns[0].isEmpty, !columns[2].isEmpty else {
+            guard columns.count == 5, !columns.contains(where: \.isEmpty) else {
                 malformed.append(number)
                 continue
             }
             func list(_ column: Substring) -> [String] { column == "-" ? [] : column.split(separator: ",").map(String.init) }
-            declarations.append(TypeDeclaration(
-                identifier: String(columns[0]), conformsTo: list(columns[2]),
-                extensions: DocumentType.normalizedExtensions(list(columns[1])), exported: true))
+            rows.append(Row(
+                declaration: TypeDeclaration(
+                    identifier: String(columns[0]), conformsTo: list(columns[3]),
+                    extensions: DocumentType.normalizedExtensions(list(columns[1])), exported: true),
+                mimeTypes: list(columns[2]), source: String(columns[4])))
         }
-        self.declarations = declarations
+        self.rows = rows
+        declarations = rows.map(\.declaration)
         malformedLines = malformed
         let conformance = TypeConformance(declarations)
         packageExtensions = Set(declarations.filter { conformance.conformsToPackage($0.identifier) }.flatMap(\.extensions))
+            .subtracting(PackageRules.builtInPackageExtensions)
     }
 }
