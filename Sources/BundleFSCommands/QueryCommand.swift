@@ -4,6 +4,7 @@ import Catalogue
 import Foundation
 import Indexer
 import Publishing
+import SystemCalls
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,14 +65,17 @@ struct QueryCommand: ParsableCommand {
                                 inArchives: inArchives ? true : noArchives ? false : nil)
         // Local records have no host; PostgreSQL's each carry theirs.
         let bundles: [(host: String?, record: BundleRecord)]
+        var archiveErrors: [FilePath: String] = [:]
         if let database {
             bundles = try Self.published(query, database: database, host: host).map { ($0.host, $0.record) }
         } else {
-            bundles = try common.openCatalogue(.readOnly).bundles(matching: query).map { (nil, $0.record) }
+            let catalogue = try common.openCatalogue(.readOnly)
+            bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }
+            if json { archiveErrors = try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive))) }
         }
         if json {
             print(JSONValue.array(bundles.map { host, record in
-                let object = ContractJSON.object(for: record, languages: languages)
+                let object = ContractJSON.object(for: record, languages: languages, archiveError: record.archive.flatMap { archiveErrors[$0] })
                 guard let host, case let .object(members) = object else { return object }
                 return .object(members + [("host", .string(host))])
             }).serialized(pretty: true))

@@ -25,13 +25,17 @@ struct ShowCommand: ParsableCommand {
         let languages = try common.languages()
         if let archived = try BundleReading.readArchive(path, common: common) {
             if json {
-                print(JSONValue.array(archived.records.map { ContractJSON.object(for: $0, languages: languages, detailed: true) }).serialized(pretty: true))
-                return
+                print(JSONValue.array(archived.records.map {
+                    ContractJSON.object(for: $0, languages: languages, detailed: true, archiveError: archived.error)
+                }).serialized(pretty: true))
+            } else {
+                var blocks = archived.records.map { Self.describe($0, languages: languages) }
+                if let error = archived.error { blocks.append("Archive error: " + TerminalText.safe(error)) }
+                if archived.records.isEmpty { blocks.insert("No bundles in \(TerminalText.safe(path)) (\(archived.members) members)", at: 0) }
+                print(blocks.joined(separator: "\n\n"))
             }
-            var blocks = archived.records.map { Self.describe($0, languages: languages) }
-            if let error = archived.error { blocks.append("Archive error: " + TerminalText.safe(error)) }
-            if archived.records.isEmpty { blocks.insert("No bundles in \(TerminalText.safe(path)) (\(archived.members) members)", at: 0) }
-            print(blocks.joined(separator: "\n\n"))
+            // An archive not read whole is a failed read, even when some bundles came out of it.
+            if let error = archived.error { throw NegativeAnswer(description: "\(path): \(TerminalText.safe(error))") }
             return
         }
         let record = try BundleReading.read(path, common: common)

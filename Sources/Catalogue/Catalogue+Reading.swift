@@ -101,6 +101,21 @@ extension Catalogue {
         }
     }
 
+    /// The archives' own errors (truncated, not an archive, a limit reached), by archive: what
+    /// `query --json` gives its bundles as `archiveError`.
+    public func archiveErrors(of archives: Set<FilePath>) throws -> [FilePath: String] {
+        guard !archives.isEmpty else { return [:] }
+        return try read { db in
+            var errors: [FilePath: String] = [:]
+            for archive in archives {
+                if let error = try String.fetchOne(db, sql: "SELECT error FROM archives WHERE path = ?", arguments: [archive.string]) {
+                    errors[archive] = error
+                }
+            }
+            return errors
+        }
+    }
+
     /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index.
     static let subtreeCondition = "(path = ? OR (path >= ? AND path < ?))"
 

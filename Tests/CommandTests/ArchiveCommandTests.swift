@@ -111,8 +111,20 @@ import TestSupport
         #expect(errors.standardOutput.contains("Climb.zip: 1 member names leading out"), "\(errors)")
         // The bomb is stopped at its ratio (the archive's error); its app is still catalogued.
         #expect(errors.standardOutput.contains("Bomb.ipa: ") && errors.standardOutput.contains("fold compression"), "\(errors)")
-        let bombApp = try JSONValue.parse(try bundlefs("show", bomb, "--json").standardOutput).arrayValue?.first
+        let shownBomb = try bundlefs("show", bomb, "--json")
+        let bombApp = try JSONValue.parse(shownBomb.standardOutput).arrayValue?.first
         #expect(bombApp?["errors"]?.arrayValue?.isEmpty == false, "\(String(describing: bombApp))")
+        // The archive's own error is in the JSON, and a read that stopped is not a success.
+        #expect(bombApp?["archiveError"]?.stringValue?.contains("fold compression") == true, "\(String(describing: bombApp))")
+        #expect(shownBomb.status == 1 && shownBomb.standardError.contains("fold compression"), "\(shownBomb)")
+        let queried = try JSONValue.parse(try bundlefs("query", "--in-archives", "--json").standardOutput).arrayValue ?? []
+        let queriedBomb = queried.first { $0["path"] == .string(bomb) }
+        #expect(queriedBomb?["archiveError"]?.stringValue?.contains("fold compression") == true, "\(queried)")
+        #expect(queried.first { $0["path"] == .string(climbing) }?["archiveError"]?.stringValue?.contains("leading out") == true, "\(queried)")
+        let loose = try JSONValue.parse(try bundlefs("query", "com.example.beside", "--json").standardOutput).arrayValue?.first
+        #expect(loose?["archiveError"] == .null)
+        let shownCut = try bundlefs("show", truncated, "--json")
+        #expect(shownCut.status == 1 && shownCut.standardError.contains("Cut.ipa"), "\(shownCut)")
         #expect(errors.standardOutput.contains("Cut.ipa: "), "\(errors)")
         #expect(errors.standardOutput.contains("Many.zip: more than 100000 members"), "\(errors)")
         #expect(try JSONValue.parse(try bundlefs("query", "com.example.beside", "--json").standardOutput).arrayValue?.count == 1)

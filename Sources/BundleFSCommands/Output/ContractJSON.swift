@@ -4,7 +4,8 @@ import SystemCalls
 /// The JSON objects `query --json` and `show --json` print (SPEC.md, "Command line"): the
 /// contract's fields in its order, then extras.
 enum ContractJSON {
-    static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false) -> JSONValue {
+    /// `archiveError`: the error of the archive the bundle is in, when it could not be read whole.
+    static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false, archiveError: String? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             // Inside an archive, `path` is the archive's (a real path); `member` says where in it.
             ("path", .string((record.archive ?? record.path).string)),
@@ -29,6 +30,7 @@ enum ContractJSON {
             ("binaries", .array(record.binaries.map { binary(record.path.appending($0.file), $0) })),
             ("archive", .optional(record.archive?.string)),
             ("member", .optional(record.member?.string)),
+            ("archiveError", .optional(archiveError)),
         ]
         if FileNameCoding.hasEscapes(record.path.string) {
             // The name is not UTF-8: give the exact bytes as well.
