@@ -53,6 +53,7 @@ struct MountCommand: ParsableCommand {
         // Before any thread starts: only the signal thread takes SIGINT/SIGTERM/SIGHUP, and only
         // the FUSE loop thread takes the SIGUSR1 that wakes it to stop.
         Signals.block(Signals.stopping + [SIGUSR1])
+        Memory.limitArenasForDaemon()
         let mount = try makeMount()
         let publisher = try PublishOptions.start(url: publishing.url, host: publishing.host, catalogue: mount.catalogue,
                                                  logger: common.logger("bundlefs.publish", defaultLevel: .warning))

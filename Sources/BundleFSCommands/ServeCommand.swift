@@ -47,6 +47,7 @@ struct ServeCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, cataloguePath) = try resolve(environment: environment)
         Signals.block(Signals.stopping + [SIGUSR1])
+        Memory.limitArenasForDaemon()
         var settings = MountSettings()
         settings.languages = try common.languageList == nil ? configuration.languages ?? common.languages() : common.languages()
         settings.threads = threads ?? configuration.threads

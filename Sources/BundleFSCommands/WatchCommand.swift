@@ -36,6 +36,7 @@ struct WatchCommand: ParsableCommand {
         // Before any thread exists, so that every thread inherits the mask and only the signal
         // thread sees SIGINT and SIGTERM.
         Signals.block()
+        Memory.limitArenasForDaemon()
         let logger = common.logger("bundlefs.watch", defaultLevel: .info)
         var canonical: [FilePath] = []
         for root in roots {

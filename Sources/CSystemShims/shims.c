@@ -58,6 +58,8 @@ int bfs_install_interrupting_handler(int signal) {
 
 int bfs_malloc_trim(void) { return malloc_trim(0); }
 
+int bfs_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
 int bfs_ofd_lock(int fd) {
     struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
     return fcntl(fd, F_OFD_SETLK, &lock);

@@ -31,6 +31,9 @@ int bfs_install_interrupting_handler(int signal);
 /// malloc_trim(0), whose header Swift's Glibc module does not include.
 int bfs_malloc_trim(void);
 
+/// mallopt(M_ARENA_MAX, count).
+int bfs_limit_malloc_arenas(int count);
+
 /// An open-file-description write lock on the whole file (F_OFD_SETLK): 0, or -1 with errno
 /// EAGAIN or EACCES when another description holds a lock on it.
 int bfs_ofd_lock(int fd);
