@@ -1,6 +1,5 @@
 import Fixtures
 import Foundation
-import Synchronization
 import SystemCalls
 import TestSupport
 
@@ -41,20 +40,8 @@ enum ListingBench {
         defer { unlink(Paths.join(source, marker)) }
         let deadline = Timing.now() + 5
         while !FileManager.default.fileExists(atPath: view.path(marker)) && Timing.now() < deadline { usleep(10_000) }
-        let listing = Mutex<Double?>(nil)
-        let lister = Threads.spawn(stackSize: 1 << 20) {
-            let seconds = Timing.run("/bin/ls", ["-l", listed])
-            listing.withLock { $0 = seconds }
-        }
-        var worst = 0.0, count = 0
-        while listing.withLock({ $0 }) == nil {
-            let started = Timing.now()
-            _ = try? FileStatus.of(view.path("missing-\(count)"))
-            worst = max(worst, Timing.now() - started)
-            count += 1
-        }
-        Threads.join(lister)
-        return String(format: "%d lookups, the slowest %.1f ms, the listing %.3f s", count, worst * 1000, listing.withLock { $0 } ?? 0)
+        let measured = LookupsMeanwhile.measure(in: view, directory: ".") { _ = Timing.run("/bin/ls", ["-l", listed]) }
+        return String(format: "%d lookups, the slowest %.1f ms, the listing %.3f s", measured.lookups, measured.slowestLookup * 1000, measured.slowSeconds)
     }
 
     /// `bench-out/flat-N`: N empty subdirectories, made once.

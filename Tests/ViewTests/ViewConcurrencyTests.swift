@@ -1,6 +1,5 @@
 import Fixtures
 import Foundation
-import Synchronization
 import SystemCalls
 import Testing
 import TestSupport
@@ -26,22 +25,10 @@ extension MountedViewTests {
         /// The slowest lookup while the big directory is listed for the first time, and how long
         /// that listing took.
         func lookupsDuringAFirstListing(_ view: MountedView) -> (slowestLookup: Double, listing: Double) {
-            let listing = Mutex<Double?>(nil)
-            let lister = Threads.spawn {
-                let started = Clocks.monotonicSeconds()
+            let measured = LookupsMeanwhile.measure(in: view, directory: "Documents") {
                 _ = try? Descriptor.open(view.path("Big"), flags: Descriptor.directoryNoFollow).listDirectory()
-                let seconds = Clocks.monotonicSeconds() - started
-                listing.withLock { $0 = seconds }
             }
-            var slowest = 0.0, count = 0
-            while listing.withLock({ $0 }) == nil {
-                let started = Clocks.monotonicSeconds()
-                _ = try? FileStatus.of(view.path("Documents/missing-\(count)"))
-                slowest = max(slowest, Clocks.monotonicSeconds() - started)
-                count += 1
-            }
-            Threads.join(lister)
-            return (slowest, listing.withLock { $0 } ?? 0)
+            return (measured.slowestLookup, measured.slowSeconds)
         }
 
         @Test func aSlowRequestDoesNotHoldUpTheOthers() throws {

@@ -11,26 +11,48 @@ extension MountedViewTests {
     @Suite struct Faults {
         let fixture = ViewFixture()
 
-        @Test func aFullCatalogueDiskLeavesTheViewServingUntilSpaceComesBack() throws {
+        /// A view whose catalogue lives on a small disk that is then filled.
+        struct FullDisk {
+            let disk: TmpfsMount
+            let catalogue: String
+            let view: MountedView
+            let filler: String
+
+            func status() -> JSONValue? {
+                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
+            }
+        }
+
+        /// Mounts the view, runs `beforeFilling`, fills the catalogue's disk, then writes 300 apps
+        /// under `directory`: more than the WAL can take in the space it has (about 5 MB of Info
+        /// dictionaries), so the writes fail until space comes back; returns once the status says so.
+        func fullDisk(writingUnder directory: String, beforeFilling: (MountedView) throws -> Void = { _ in }) throws -> FullDisk {
             let disk = try TmpfsMount(at: fixture.directory.appending("small"), size: "16m")
             let catalogue = Paths.join(disk.path, "catalogue.sqlite")
             let view = try MountedView(source: fixture.source, mountPoint: fixture.directory.appending("mnt"), catalogue: catalogue,
                                        languages: "en", logFile: fixture.directory.appending("mount.log"))
-            defer { _ = try? view.stop() }
-            let filler = disk.fill()
-            #expect(disk.available < 64 << 10)
+            do {
+                try beforeFilling(view)
+                let full = FullDisk(disk: disk, catalogue: catalogue, view: view, filler: disk.fill())
+                #expect(disk.available < 64 << 10)
+                let padding = String(repeating: "x", count: 16_000)
+                for index in 0..<300 {
+                    fixture.tree.macApp("\(directory)/App\(index).app", identifier: "org.example.more\(index)",
+                                        info: ["CFBundleDisplayName": .string("More \(index)"), "Padding": .string(padding)])
+                }
+                try poll(timeout: 30, "the status to say the disk is full") { full.status()?["problem"]?.stringValue?.contains("full") == true }
+                return full
+            } catch {
+                _ = try? view.stop()
+                throw error
+            }
+        }
 
-            // More than the WAL can take in the space it has (about 5 MB of Info dictionaries):
-            // the writes fail until space comes back.
-            let padding = String(repeating: "x", count: 16_000)
-            for index in 0..<300 {
-                fixture.tree.macApp("Applications/More/App\(index).app", identifier: "org.example.more\(index)",
-                                    info: ["CFBundleDisplayName": .string("More \(index)"), "Padding": .string(padding)])
-            }
-            func status() -> JSONValue? {
-                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
-            }
-            try poll(timeout: 30, "the status to say the disk is full") { status()?["problem"]?.stringValue?.contains("full") == true }
+        @Test func aFullCatalogueDiskLeavesTheViewServingUntilSpaceComesBack() throws {
+            let full = try fullDisk(writingUnder: "Applications/More")
+            let (view, catalogue, filler) = (full.view, full.catalogue, full.filler)
+            defer { _ = try? view.stop() }
+            func status() -> JSONValue? { full.status() }
             // It stays so (retried with backoff) while the disk is full.
             usleep(2_000_000)
             #expect(status()?["problem"]?.stringValue?.contains("full") == true)
@@ -56,23 +78,14 @@ extension MountedViewTests {
         /// new, renamed and removed items show within seconds, a new package by what the watcher
         /// read (its display name), and nothing seen is lost when writing resumes.
         @Test func theViewFollowsTheTreeWhileTheCatalogueCannotBeWritten() throws {
-            let disk = try TmpfsMount(at: fixture.directory.appending("small"), size: "16m")
-            let catalogue = Paths.join(disk.path, "catalogue.sqlite")
-            let view = try MountedView(source: fixture.source, mountPoint: fixture.directory.appending("mnt"), catalogue: catalogue,
-                                       languages: "en", logFile: fixture.directory.appending("mount.log"))
+            let full = try fullDisk(writingUnder: "Padding") { (view: MountedView) throws in
+                // The kernel holds these listings: only the watcher's word makes them change.
+                #expect(try listing(view.path("Documents")).contains("notes.txt"))
+                #expect(try listing(view.path("Applications")).contains("Chess"))
+            }
+            let (view, catalogue, filler) = (full.view, full.catalogue, full.filler)
             defer { _ = try? view.stop() }
-            // The kernel holds these listings: only the watcher's word makes them change.
-            #expect(try listing(view.path("Documents")).contains("notes.txt"))
-            #expect(try listing(view.path("Applications")).contains("Chess"))
-            let filler = disk.fill()
-            let padding = String(repeating: "x", count: 16_000)
-            for index in 0..<300 {
-                fixture.tree.macApp("Padding/App\(index).app", identifier: "org.example.padding\(index)", info: ["Padding": .string(padding)])
-            }
-            func status() -> JSONValue? {
-                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
-            }
-            try poll(timeout: 30, "the status to say the disk is full") { status()?["problem"]?.stringValue?.contains("full") == true }
+            func status() -> JSONValue? { full.status() }
 
             fixture.tree.directory("Documents/New Folder")
             fixture.tree.rename("Documents/notes.txt", "Documents/renamed notes.txt")
