@@ -84,13 +84,13 @@ let package = Package(
         .target(
             name: "Service",
             dependencies: [
-                "BundleModel", "Catalogue", "Publishing", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls", "View", "Watcher",
+                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

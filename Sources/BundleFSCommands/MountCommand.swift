@@ -1,13 +1,7 @@
 import ArgumentParser
 import Foundation
-import Catalogue
-import Indexer
-import Logging
-import Scanner
 import Service
 import SystemCalls
-import View
-import Watcher
 
 struct MountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,43 +44,16 @@ struct MountCommand: ParsableCommand {
         if !foreground { try daemonize() }
         let daemonized = ProcessInfo.processInfo.environment[Self.daemonVariable] == "1"
         if daemonized { _ = setsid() }
-        // Before any thread starts: only the signal thread takes SIGINT/SIGTERM/SIGHUP, and only
-        // the FUSE loop thread takes the SIGUSR1 that wakes it to stop.
-        Signals.block(Signals.stopping + [SIGUSR1])
-        Memory.limitArenasForDaemon()
-        let mount = try makeMount()
-        let publisher = try PublishOptions.start(url: publishing.url, host: publishing.host, catalogue: mount.catalogue,
-                                                 logger: common.logger("bundlefs.publish", defaultLevel: .warning))
-        defer { publisher?.stop() }
-        Signals.handle { signal in
-            if signal == SIGHUP { mount.requestRescan() } else { mount.stop() }
-        }
-        try mount.run {
-            if daemonized { Self.reportReadyAndDetach() }
-        }
-    }
-
-    func makeMount() throws -> ViewMount {
         var settings = MountSettings()
         settings.languages = try common.languages()
         settings.threads = threads
         settings.allowOther = allowOther
-        return try Self.makeMount(source: absolutePath(source), mountPoint: absolutePath(mountPoint), catalogue: try common.openCatalogue(.readWrite),
-                                  settings: settings, logger: common.logger("bundlefs.mount", defaultLevel: .warning))
-    }
-
-    /// The view over `source`, with errors worded for the user (shared with `serve`).
-    static func makeMount(source: FilePath, mountPoint: FilePath, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws -> ViewMount {
-        let root: FilePath
-        do { root = try Indexer.canonicalRoot(source) } catch { throw UserError("\(error)") }
-        var settings = settings
-        settings.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
-        do {
-            return try ViewMount(source: root, mountPoint: mountPoint, catalogue: catalogue, settings: settings, logger: logger)
-        } catch let error as MountError {
-            throw UserError("\(error)")
-        } catch let error as WatchError {
-            throw UserError("\(error); give each view its own catalogue with --catalogue")
+        var plan = Daemon.Plan(roots: [absolutePath(source)], catalogue: common.catalogueFile)
+        plan.view = Daemon.ViewPlan(mountPoint: absolutePath(mountPoint), settings: settings)
+        plan.publish = publishing.plan
+        plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
+        try Daemon.start(plan, common: common, label: "bundlefs.mount") {
+            if daemonized { Self.reportReadyAndDetach() }
         }
     }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Catalogue
-import Logging
 import Publishing
+import Service
 
 /// `--publish URL` and `--host NAME` of the daemons (`watch`, `mount`, `serve`).
 struct PublishOptions: ParsableArguments {
@@ -18,15 +17,6 @@ struct PublishOptions: ParsableArguments {
         if let host, host.isEmpty { throw ValidationError("--host cannot be empty") }
     }
 
-    /// Starts publishing when asked to; otherwise stops queueing changes for a publisher that is
-    /// no longer configured, so the outbox does not grow forever.
-    static func start(url: String?, host: String?, catalogue: Catalogue, logger: Logger) throws -> Publisher? {
-        guard let url else {
-            if (try? catalogue.publicationStatus()) != nil { try catalogue.endPublishing() }
-            return nil
-        }
-        let publisher = try Publisher(catalogue: catalogue, settings: Publisher.Settings(url: url, host: host ?? Publisher.Settings.defaultHost), logger: logger)
-        publisher.start()
-        return publisher
-    }
+    /// What the daemon publishes, when asked to.
+    var plan: Daemon.PublishPlan? { url.map { Daemon.PublishPlan(url: $0, host: host) } }
 }

@@ -1,9 +1,7 @@
 import ArgumentParser
-import Catalogue
 import Foundation
 import Service
 import SystemCalls
-import View
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,27 +44,17 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, cataloguePath) = try resolve(environment: environment)
-        Signals.block(Signals.stopping + [SIGUSR1])
-        Memory.limitArenasForDaemon()
         var settings = MountSettings()
         settings.languages = try common.languageList == nil ? configuration.languages ?? common.languages() : common.languages()
         settings.threads = threads ?? configuration.threads
         settings.allowOther = allowOther || configuration.allowOther
-        let catalogue: Catalogue
-        do { catalogue = try Catalogue(path: cataloguePath, mode: .readWrite) } catch let error as CatalogueError { throw UserError("\(error)") }
-        let logger = common.logger("bundlefs.serve", defaultLevel: .info)
-        // After a crash, systemd restarts us on our own dead mount: clear it rather than fail.
-        _ = MountPoint.clearDead(at: configuration.mountPoint, logger: logger)
-        let mount = try MountCommand.makeMount(source: configuration.source, mountPoint: configuration.mountPoint,
-                                               catalogue: catalogue, settings: settings, logger: logger)
-        let publisher = try PublishOptions.start(url: publishing.url ?? configuration.publish, host: publishing.host ?? configuration.host,
-                                                 catalogue: catalogue, logger: logger)
-        defer { publisher?.stop() }
-        let service = Service(mount: mount, environment: environment, logger: logger)
-        Signals.handle { signal in
-            if signal == SIGHUP { service.rescan() } else { service.stop() }
-        }
-        try service.run()
+        var plan = Daemon.Plan(roots: [configuration.source], catalogue: cataloguePath)
+        plan.view = Daemon.ViewPlan(mountPoint: configuration.mountPoint, settings: settings)
+        plan.view?.clearsDeadMount = true
+        plan.publish = (publishing.url ?? configuration.publish).map { Daemon.PublishPlan(url: $0, host: publishing.host ?? configuration.host) }
+        plan.notifiesSystemd = true
+        plan.watch = .fromEnvironment(environment)
+        try Daemon.start(plan, common: common, label: "bundlefs.serve", defaultLevel: .info)
     }
 
     /// What to serve and which catalogue: the arguments, or the configuration file; --catalogue

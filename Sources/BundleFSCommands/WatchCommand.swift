@@ -1,12 +1,6 @@
 import ArgumentParser
-import BundleModel
-import Catalogue
 import Foundation
-import Indexer
-import Publishing
-import Scanner
-import SystemCalls
-import Watcher
+import Service
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,30 +27,10 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Before any thread exists, so that every thread inherits the mask and only the signal
-        // thread sees SIGINT and SIGTERM.
-        Signals.block()
-        Memory.limitArenasForDaemon()
-        let logger = common.logger("bundlefs.watch", defaultLevel: .info)
-        var canonical: [FilePath] = []
-        for root in roots {
-            do { canonical.append(try Indexer.canonicalRoot(absolutePath(root))) } catch { throw UserError("\(error)") }
-        }
-        let catalogue = try common.openCatalogue(.readWrite)
-        var options = ScanOptions()
-        if let threads { options.threads = threads }
-        let watcher: Watcher
-        do {
-            watcher = try Watcher(catalogue: catalogue, roots: canonical, settings: .fromEnvironment(ProcessInfo.processInfo.environment),
-                                  options: options, logger: logger)
-        } catch let error as WatchError {
-            throw UserError("\(error)")
-        }
-        let publisher = try PublishOptions.start(url: publishing.url, host: publishing.host, catalogue: catalogue, logger: logger)
-        defer { publisher?.stop() }
-        Signals.handle { signal in
-            if signal == SIGHUP { watcher.requestRescan() } else { watcher.stop() }
-        }
-        try watcher.run()
+        var plan = Daemon.Plan(roots: roots.map(absolutePath), catalogue: common.catalogueFile)
+        plan.publish = publishing.plan
+        plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
+        if let threads { plan.scan.threads = threads }
+        try Daemon.start(plan, common: common, label: "bundlefs.watch", defaultLevel: .info)
     }
 }

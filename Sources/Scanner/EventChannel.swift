@@ -6,7 +6,7 @@ import SystemCalls
 final class EventChannel: @unchecked Sendable {
     private let lock = ConditionLock()
     private var buffer: [ScanEvent] = []
-    private let capacity: Int
+    private var capacity: Int
     private var woken = false
 
     /// The batch size the consumer waits for.
@@ -42,6 +42,9 @@ final class EventChannel: @unchecked Sendable {
             return events
         }
     }
+
+    /// Lets producers append without waiting: for a walk on the consumer's own thread.
+    func removeBound() { lock.withLock { capacity = .max } }
 
     /// Wakes a waiting `drain` (a worker finished; the consumer should look at its exit test).
     func wake() {

@@ -128,10 +128,16 @@ public final class TreeScanner: Sendable {
                 path: start.path, hasSidecar: start.hasSidecar, enclosingBundle: start.enclosingBundle,
                 isStructural: start.isStructural, structure: start.structure, node: Node(parent: nil))
         })
-        let workers = (0..<options.threads).map { _ in
-            Threads.spawn { walk.work() }
+        let workers = (0..<options.threads).compactMap { _ in try? Threads.start { walk.work() } }
+        var expected = workers.count
+        if workers.isEmpty {
+            // No thread could start (the process's or its user's limit): walk on this one, the
+            // channel holding every event until the walk ends, rather than end the daemon.
+            walk.channel.removeBound()
+            walk.work()
+            expected = 1
         }
-        walk.deliver(to: sink, until: { walk.workersDone.load(ordering: .acquiring) == self.options.threads })
+        walk.deliver(to: sink, until: { walk.workersDone.load(ordering: .acquiring) == expected })
         for worker in workers { Threads.join(worker) }
         walk.deliverRemaining(to: sink)
 

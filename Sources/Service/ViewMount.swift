@@ -1,10 +1,9 @@
 public import BundleModel
-public import Catalogue
-public import Logging
-public import Scanner
-public import SystemCalls
-public import Watcher
+import Catalogue
+import Logging
+import SystemCalls
 import View
+import Watcher
 
 /// How a view is mounted and kept current.
 public struct MountSettings: Sendable {
@@ -17,21 +16,19 @@ public struct MountSettings: Sendable {
     public static let defaultThreads = 4
     /// Let users other than the mounting one see the view (needs user_allow_other for non-root).
     public var allowOther = false
-    public var watch = WatchSettings()
-    public var scan = ScanOptions()
     /// Seconds the kernel may cache entries and attributes of real items (invalidated on change).
     public var cacheTimeout = 3600.0
 
     public init() {}
 }
 
-/// `bundlefs mount` and `serve`: the watcher keeping the catalogue current on a thread of its own,
-/// and the view mounted on top, fed the watcher's updates in order. `run` returns once stopped
-/// (SIGINT/SIGTERM call `stop`) or the file system was unmounted from outside.
-public final class ViewMount: @unchecked Sendable {
-    public let source: FilePath
-    public let mountPoint: FilePath
-    public let catalogue: Catalogue
+/// The view part of a `Daemon` (`mount`, `serve`): the watcher keeping the catalogue current on a
+/// thread of its own, and the view mounted on top once the first index is done, fed the watcher's
+/// updates in order. `run` returns once stopped or the file system was unmounted from outside.
+final class ViewMount: @unchecked Sendable {
+    let source: FilePath
+    let mountPoint: FilePath
+    let catalogue: Catalogue
     let settings: MountSettings
     let logger: Logger
     let watcher: Watcher
@@ -45,27 +42,25 @@ public final class ViewMount: @unchecked Sendable {
         case failed(any Error)
     }
 
-    /// Checks the mount point and takes the catalogue's watcher lock; throws `MountError` or
-    /// `WatchError` with a message for the user.
-    /// - Parameter source: a canonical absolute path (see `Indexer.canonicalRoot`).
-    public init(source: FilePath, mountPoint: FilePath, catalogue: Catalogue, settings: MountSettings, logger: Logger) throws {
-        try MountPoint.check(mountPoint, source: source)
+    /// - Parameter source: a canonical absolute path (see `Indexer.canonicalRoot`), the watcher's
+    ///   root; the mount point was checked (`MountPoint.check`).
+    init(source: FilePath, mountPoint: FilePath, catalogue: Catalogue, watcher: Watcher, settings: MountSettings, logger: Logger) {
         self.source = source
         self.mountPoint = (try? mountPoint.resolved()) ?? mountPoint
         self.catalogue = catalogue
+        self.watcher = watcher
         self.settings = settings
         self.logger = logger
-        watcher = try Watcher(catalogue: catalogue, roots: [source], settings: settings.watch, options: settings.scan, logger: logger)
     }
 
     /// Indexes, mounts, calls `ready`, then serves until stopped.
-    public func run(ready: () -> Void) throws {
+    func run(ready: () -> Void) throws {
         let view = try FinderView(source: source, catalogue: catalogue, languages: settings.languages,
                                   cacheTimeout: settings.cacheTimeout, logger: logger)
         watcher.observer = { [logger] update in
             do { try view.apply(update) } catch { logger.error("reading the catalogue for the view: \(error)") }
         }
-        let watcherThread = Threads.spawn { [self] in runWatcher(view) }
+        let watcherThread = try Threads.start { [self] in runWatcher(view) }
         defer {
             watcher.stop()
             Threads.join(watcherThread)
@@ -121,7 +116,7 @@ public final class ViewMount: @unchecked Sendable {
     }
 
     /// Unmounts and returns from `run` (from a signal-handling thread).
-    public func stop() {
+    func stop() {
         let session = lock.withLock { () -> ViewSession? in
             stopRequested = true
             lock.broadcast()
@@ -130,10 +125,4 @@ public final class ViewMount: @unchecked Sendable {
         watcher.stop()
         session?.stop()
     }
-
-    /// The watcher's scan counters (the first index's progress).
-    public var progress: ScanProgress { watcher.progress }
-
-    /// SIGHUP: rescan the source.
-    public func requestRescan() { watcher.requestRescan() }
 }

@@ -17,8 +17,8 @@ public enum Signals {
     }
 
     /// Starts a thread that waits for the signals and calls `handler` for each.
-    public static func handle(_ signals: [Int32] = stopping, _ handler: @escaping @Sendable (Int32) -> Void) {
-        _ = Threads.spawn(stackSize: 256 << 10) {
+    public static func handle(_ signals: [Int32] = stopping, _ handler: @escaping @Sendable (Int32) -> Void) throws(SystemError) {
+        _ = try Threads.start(stackSize: 256 << 10) {
             var set = sigset_t()
             sigemptyset(&set)
             for signal in signals { sigaddset(&set, signal) }

@@ -54,13 +54,9 @@ public final class ConditionLock: @unchecked Sendable {
 public enum Threads {
     public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    public static func runAll(count: Int, stackSize: Int = 8 << 20, _ body: @escaping @Sendable (Int) -> Void) {
-        let threads = (0..<count).map { index in spawn(stackSize: stackSize) { body(index) } }
-        for thread in threads { pthread_join(thread, nil) }
-    }
-
-    /// Starts a joinable thread running `body`.
-    public static func spawn(stackSize: Int = 8 << 20, _ body: @escaping @Sendable () -> Void) -> pthread_t {
+    /// Starts a joinable thread running `body`; fails (EAGAIN) when the process or its user may have
+    /// no more threads, which a daemon reports instead of ending.
+    public static func start(stackSize: Int = 8 << 20, _ body: @escaping @Sendable () -> Void) throws(SystemError) -> pthread_t {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -72,7 +68,10 @@ public enum Threads {
             body.run()
             return nil
         }, box)
-        precondition(result == 0, "pthread_create failed: \(result)")
+        guard result == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(box).release()
+            throw SystemError(errno: result, operation: "pthread_create")
+        }
         return thread
     }
 

@@ -40,7 +40,10 @@ public final class FinderView: Sendable {
         if allowOther { options.append("allow_other") }
         let session = try FuseSession(fileSystem: fileSystem, options: options)
         try session.mount(at: mountPoint)
-        updater.start(session: session)
+        do { try updater.start(session: session) } catch {
+            session.unmount()
+            throw error
+        }
         return ViewSession(session: session, updater: updater)
     }
 }

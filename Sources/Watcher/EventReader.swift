@@ -29,8 +29,8 @@ final class EventReader: @unchecked Sendable {
 
     var total: Int { counted.load(ordering: .relaxed) }
 
-    func start() {
-        thread = Threads.spawn(stackSize: 512 << 10) { [self] in run() }
+    func start() throws(SystemError) {
+        thread = try Threads.start(stackSize: 512 << 10) { [self] in run() }
     }
 
     private func run() {

@@ -102,7 +102,7 @@ public final class Watcher: @unchecked Sendable {
             scanRoots[root] = try ScanRoot(path: root, confinement: .trustedLinksOut)
         }
         claimed = (try? catalogue.claimedTypes()) ?? ClaimedTypes()
-        reader.start()
+        try reader.start()
         defer { reader.stop() }
         let started = Self.now()
         surviving { try rescanAll(reason: nil) }

@@ -37,7 +37,7 @@ import TestSupport
         _ = FileManager.default.createFile(atPath: path.string, contents: nil)
         let result = Mutex<Result<Int, any Error>?>(nil)
         let started = Clocks.monotonicSeconds()
-        let reader = Threads.spawn {
+        let reader = try Threads.start {
             let opened = Result { try Catalogue(path: path, mode: .readOnly).bundles(matching: BundleQuery()).count }
             result.withLock { $0 = opened }
         }

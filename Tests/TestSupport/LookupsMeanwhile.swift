@@ -6,10 +6,10 @@ import SystemCalls
 /// daemon, made one after another until `slow` returns on another thread.
 public enum LookupsMeanwhile {
     /// The slowest lookup, how many were made, and how long `slow` took.
-    public static func measure(in view: MountedView, directory: String, while slow: @escaping @Sendable () -> Void)
+    public static func measure(in view: MountedView, directory: String, while slow: @escaping @Sendable () -> Void) throws
         -> (slowestLookup: Double, lookups: Int, slowSeconds: Double) {
         let finished = Mutex<Double?>(nil)
-        let thread = Threads.spawn(stackSize: 1 << 20) {
+        let thread = try Threads.start(stackSize: 1 << 20) {
             let started = Clocks.monotonicSeconds()
             slow()
             let seconds = Clocks.monotonicSeconds() - started

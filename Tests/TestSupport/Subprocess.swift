@@ -41,8 +41,8 @@ public enum Subprocess {
         try process.run()
         // Read both pipes while it runs, so a chatty child cannot block on a full pipe.
         let collected = Collected()
-        let readers = [(output, true), (errors, false)].map { pipe, isOutput in
-            Threads.spawn(stackSize: 1 << 20) {
+        let readers = try [(output, true), (errors, false)].map { pipe, isOutput in
+            try Threads.start(stackSize: 1 << 20) {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 collected.set(data, isOutput: isOutput)
             }

@@ -11,7 +11,8 @@ final class ProgressLine: @unchecked Sendable {
 
     init?(label: String, progress: ScanProgress) {
         guard isatty(2) != 0 else { return nil }
-        thread = Threads.spawn(stackSize: 256 << 10) { [self] in
+        // Only a nicety: without a thread for it, no progress line.
+        thread = try? Threads.start(stackSize: 256 << 10) { [self] in
             var stopped = false
             while !stopped {
                 let line = "\(label): \(progress.directoriesVisited) directories, \(progress.bundlesRead) bundles read"

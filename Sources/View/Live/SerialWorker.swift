@@ -13,8 +13,8 @@ final class SerialWorker: @unchecked Sendable {
     private var stopped = false
     private var thread: pthread_t?
 
-    func start() {
-        thread = Threads.spawn(stackSize: 1 << 20) { [self] in loop() }
+    func start() throws(SystemError) {
+        thread = try Threads.start(stackSize: 1 << 20) { [self] in loop() }
     }
 
     func enqueue(_ job: @escaping @Sendable () -> Void) {

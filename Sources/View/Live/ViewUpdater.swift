@@ -29,9 +29,9 @@ final class ViewUpdater: Sendable {
         Memory.returnFreePages()
     }
 
-    func start(session: FuseSession) {
+    func start(session: FuseSession) throws(SystemError) {
+        try worker.start()
         self.session.withLock { $0 = session }
-        worker.start()
         fileSystem.retireNode.withLock { $0 = { [worker, self] id in worker.enqueue { self.retire(id) } } }
     }
 
