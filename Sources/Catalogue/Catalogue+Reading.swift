@@ -116,8 +116,14 @@ extension Catalogue {
         }
     }
 
-    /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index.
-    static let subtreeCondition = "(path = ? OR (path >= ? AND path < ?))"
+    /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index. The
+    /// three values are `subtreeValues(R)`, which get the root right (`/`: everything).
+    static let subtreeCondition = subtree()
+
+    /// The same for any column and placeholders (the writer's statements number theirs).
+    static func subtree(_ column: String = "path", exact: String = "?", low: String = "?", high: String = "?") -> String {
+        "(\(column) = \(exact) OR (\(column) >= \(low) AND \(column) < \(high)))"
+    }
 
     public static func subtreeValues(_ root: FilePath) -> [String] {
         root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]

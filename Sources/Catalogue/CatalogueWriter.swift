@@ -49,7 +49,8 @@ public struct CatalogueWriter {
             ON CONFLICT(path) DO UPDATE SET change_time = excluded.change_time, inode = excluded.inode,
                 device = excluded.device, extension = excluded.extension, trusted = excluded.trusted, sidecar = excluded.sidecar
             """)
-        let subtree = "(path = ?1 OR (path >= ?1 || '/' AND path < ?1 || '0'))"
+        // ?1 the subtree's root, ?3 and ?4 its bounds (`Catalogue.subtreeValues`), ?2 a new root.
+        let subtree = Catalogue.subtree(exact: "?1", low: "?3", high: "?4")
         removeDirectories = try RawStatement(db, "DELETE FROM directories WHERE \(subtree)")
         removeBundles = try RawStatement(db, "DELETE FROM bundles WHERE \(subtree)")
         // Paths are valid UTF-8 (see FileNameCoding), so SQLite's length and substr, which count
@@ -57,7 +58,7 @@ public struct CatalogueWriter {
         renameDirectories = try RawStatement(db, "UPDATE directories SET path = ?2 || substr(path, length(?1) + 1) WHERE \(subtree)")
         renameBundles = try RawStatement(db, """
             UPDATE bundles SET path = ?2 || substr(path, length(?1) + 1),
-                executable = CASE WHEN executable = ?1 OR (executable >= ?1 || '/' AND executable < ?1 || '0')
+                executable = CASE WHEN \(Catalogue.subtree("executable", exact: "?1", low: "?3", high: "?4"))
                     THEN ?2 || substr(executable, length(?1) + 1) ELSE executable END,
                 archive = CASE WHEN archive IS NOT NULL THEN ?2 || substr(archive, length(?1) + 1) END
             WHERE \(subtree)
@@ -80,18 +81,25 @@ public struct CatalogueWriter {
     /// Removes a directory and everything catalogued under it.
     public func removeSubtree(_ path: FilePath) throws {
         for statement in [removeDirectories, removeBundles, removeArchivesBelow] {
-            statement.bind(1, path.string)
+            Self.bindSubtree(path, to: statement)
             try statement.execute()
         }
     }
 
     /// Moves every row at or under `from` to the same place under `to` (one UPDATE per table),
     /// replacing whatever was catalogued at `to`.
+    private static func bindSubtree(_ root: FilePath, to statement: RawStatement) {
+        let values = Catalogue.subtreeValues(root)
+        statement.bind(1, values[0])
+        statement.bind(3, values[1])
+        statement.bind(4, values[2])
+    }
+
     public func renameSubtree(from: FilePath, to: FilePath) throws {
         guard from != to else { return }
         try removeSubtree(to)
         for statement in [renameDirectories, renameBundles, renameArchives] {
-            statement.bind(1, from.string)
+            Self.bindSubtree(from, to: statement)
             statement.bind(2, to.string)
             try statement.execute()
         }
@@ -152,7 +160,7 @@ public struct CatalogueWriter {
     /// An archive read again: its bundles replace those catalogued inside it.
     public func write(_ row: ArchiveRow, _ records: [BundleRecord]) throws {
         archivesChanged.directories.insert(row.path.parent)
-        removeBundles.bind(1, row.path.string)
+        Self.bindSubtree(row.path, to: removeBundles)
         try removeBundles.execute()
         upsertArchive.bind(1, row.path.string)
         upsertArchive.bind(2, row.path.parent.string)
@@ -174,7 +182,7 @@ public struct CatalogueWriter {
         try listArchives.forEachText { if !present.contains(FilePath($0)) { gone.append($0) } }
         if !gone.isEmpty { archivesChanged.directories.insert(directory) }
         for path in gone {
-            removeBundles.bind(1, path)
+            Self.bindSubtree(FilePath(path), to: removeBundles)
             try removeBundles.execute()
             deleteArchive.bind(1, path)
             try deleteArchive.execute()

@@ -54,6 +54,18 @@ private let nfd = "Re\u{301}sume\u{301}"
         #expect(try fixture.dump() == fixture.freshDump())
     }
 
+    /// The writer's subtree, the root's included: removing `/` removes everything, as the readers'
+    /// subtree of `/` reads everything (the writer's own condition once missed all of it).
+    @Test func theWholeTreeIsASubtree() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("Apps/A.app", identifier: "com.example.a")
+        try fixture.index()
+        #expect(try fixture.catalogue.counts(under: .root).bundles == 1)
+        try fixture.catalogue.transaction(scannedAt: 0) { try $0.removeSubtree(.root) }
+        let counts = try fixture.catalogue.counts(under: .root)
+        #expect(counts.bundles == 0 && counts.directories == 0, "\(counts)")
+    }
+
     /// What the catalogue gives back is what inspection found: the raw Info dictionary whole
     /// (every type, nested values, vendor keys), the strings tables, problems, stamps.
     @Test func aRecordReadBackIsTheRecordWritten() throws {
