@@ -37,7 +37,9 @@ import TestSupport
         #expect(try resolver.resolve("Other.txt", languages: [LanguageTag("ja")!])?.localization == "en")
         #expect(try resolver.resolve("Sounds/city1.aiff", languages: german)?.path == tree.path("B.app/Contents/Resources/en.lproj/Sounds/city1.aiff"))
         #expect(try resolver.resolve("Missing.txt", languages: german) == nil)
-        #expect(try resolver.candidates(for: "x", languages: german).map(\.relative) == ["x", "de.lproj/x", "Base.lproj/x", "en.lproj/x"])
+        // What `resolve` tries, as `bundlefs resolve` reports when nothing is there.
+        #expect(try resolver.candidates(for: "x", languages: german).map(\.relative)
+            == ["Contents/Resources/x", "Contents/Resources/de.lproj/x", "Contents/Resources/Base.lproj/x", "Contents/Resources/en.lproj/x"])
     }
 
     @Test func namesAreCaseSensitive() throws {
@@ -87,6 +89,9 @@ import TestSupport
         let resolver = try ResourceResolver(record: record)
         #expect(try resolver.resolve("qt.conf", languages: english)?.path == tree.path("QtCore.framework/Versions/A/Resources/qt.conf"))
         #expect(try resolver.resolve("Info.plist", languages: english)?.path == tree.path("QtCore.framework/Resources/Info.plist"))
+        // What resolve tries (and `bundlefs resolve` says it tried) covers both resources directories.
+        #expect(try resolver.candidates(for: "x", languages: english).map(\.relative.string)
+            == ["Resources/x", "Versions/A/Resources/x"])
         #expect(record.chosenInfoPlistStringsFile(for: [LanguageTag("de")!]) == "Versions/A/Resources/de.lproj/InfoPlist.strings")
     }
 

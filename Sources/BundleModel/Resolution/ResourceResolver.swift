@@ -56,24 +56,18 @@ public struct ResourceResolver: Sendable {
         return components
     }
 
-    /// The candidates in search order, as paths relative to the resources directory.
+    /// The places `resolve` tries, in its order, relative to the bundle: the search pattern over
+    /// every resources directory (a framework that lost its `Versions/Current` link has two).
     public func candidates(for resourcePath: String, languages: [LanguageTag]) throws(Problem) -> [(relative: FilePath, localization: String?)] {
         let joined = try Self.validate(resourcePath).reduce(FilePath.here) { $0.appending($1) }
-        var result: [(FilePath, String?)] = [(joined, nil)]
-        for lproj in record.localizationChooser.lprojSearchOrder(for: languages) {
-            result.append((FilePath(FileName(lproj + ".lproj")).appending(joined), lproj))
-        }
-        return result
+        return record.searchLevels(for: languages).map { ($0.directory.appending(joined), $0.localization) }
     }
 
-    /// The item the pattern picks, or nil when no candidate exists. A framework that lost its
-    /// `Versions/Current` link has a second resources directory, searched whole after the first.
+    /// The item the pattern picks, or nil when no candidate exists.
     public func resolve(_ resourcePath: String, languages: [LanguageTag]) throws(Problem) -> Resolution? {
-        let joined = try Self.validate(resourcePath).reduce(FilePath.here) { $0.appending($1) }
-        for level in record.searchLevels(for: languages) {
-            let relative = level.directory.appending(joined)
+        for (relative, localization) in try candidates(for: resourcePath, languages: languages) {
             guard let status = scope.status(bundle.appending(relative)), status.type == .regular || status.type == .directory else { continue }
-            return Resolution(path: record.path.appending(relative), localization: level.localization)
+            return Resolution(path: record.path.appending(relative), localization: localization)
         }
         return nil
     }
