@@ -2,6 +2,7 @@ public import Catalogue
 import Foundation
 public import Logging
 import Synchronization
+import SystemCalls
 
 /// Keeps one host's rows in PostgreSQL equal to the local catalogue: drains the outbox in batches,
 /// sends the host whole when PostgreSQL cannot be trusted to have what was sent before, and waits
@@ -147,7 +148,8 @@ public final class Publisher: Sendable {
 
     /// One step: a whole send, a batch, or a check.
     private func cycle(_ connection: PublishedCatalogue, _ state: inout State) throws -> Outcome {
-        let now = Date().timeIntervalSince1970
+        // Intervals on the monotonic clock: a wall clock set back must not put off the next check.
+        let now = Clocks.monotonicSeconds()
         let mustVerify = state.sendWholeFirst || !state.verified
         let verifyDue = mustVerify || now - state.verifiedAt >= settings.verifyInterval
         let backlog = try catalogue.outboxBacklog(countingBundles: verifyDue)
@@ -209,7 +211,8 @@ public final class Publisher: Sendable {
         var backoff: Double
         var sendWholeFirst: Bool
         var verified = false
-        var verifiedAt: Double = 0
+        /// On the monotonic clock.
+        var verifiedAt: Double = -.infinity
         /// Failing since the last step that did what it had to; nil when not.
         var failure: Failure?
         /// The last error, kept after recovery for `status`; since when that failure (by kind) lasts.
