@@ -130,7 +130,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "TestSupport",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Scanner", "SystemCalls"],
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ViewTests",

@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 public import SystemCalls
 import Synchronization
 #if canImport(Glibc)
@@ -271,15 +271,16 @@ public final class Catalogue: Sendable {
         }
     }
 
-    /// Runs a read on a snapshot of the catalogue.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
+    /// Runs a read on a snapshot of the catalogue (GRDB stays behind the catalogue's API; tests
+    /// reach it with `@testable import`).
+    func read<T>(_ body: (Database) throws -> T) throws -> T { try database.read(body) }
 
     /// Closes the database (its connections go once the reads in flight end): the space of a
     /// deleted file comes back only then, which on a full disk is what makes room for a new one.
     func letGo() { opened.withLock { $0 = Opened(database: nil, identity: nil) } }
 
     /// Runs writes in one transaction.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
 
     /// Hands back SQLite's page caches (the writer's fills up to 16 MiB during an index, and a
     /// daemon needs few of those pages afterwards) and closes idle readers.

@@ -1,5 +1,4 @@
 public import Catalogue
-import GRDB
 import Indexer
 public import Scanner
 import SystemCalls
@@ -16,20 +15,10 @@ public struct CatalogueDump: Equatable, CustomStringConvertible, Sendable {
     public var archives: [String]
 
     public init(_ catalogue: Catalogue) throws {
-        (bundles, strings, problems, directories, claims, binaries, archives) = try catalogue.read { db in
-            let columns = "path, archive, member, name, identifier, kind, is_package, package_reasons, is_bundle, layout, info_bundle_name, info_display_name, version, short_version, numeric_version, package_type, signature, executable_name, executable, development_region, declared_localizations, localizations, strings_tables, info_file, info_format, info, hex(info_plist), resources_directory, finder_flags, finder_info_source, document_types, type_declarations, error_count, warning_count"
-            let bundles = try Row.fetchAll(db, sql: "SELECT \(columns) FROM bundles ORDER BY path").map { "\($0)" }
-            let strings = try Row.fetchAll(db, sql: "SELECT b.path, s.localization, s.key, s.value FROM localized_strings s JOIN bundles b ON b.id = s.bundle_id ORDER BY 1, 2, 3").map { "\($0)" }
-            let problems = try Row.fetchAll(db, sql: "SELECT b.path, p.severity, p.message FROM problems p JOIN bundles b ON b.id = p.bundle_id ORDER BY 1, 2, 3").map { "\($0)" }
-            let directories = try Row.fetchAll(db, sql: "SELECT path, inode, extension FROM directories ORDER BY path").map { "\($0)" }
-            let claims = try Row.fetchAll(db, sql: "SELECT b.path, c.extension, c.content_type FROM claims c JOIN bundles b ON b.id = c.application_id ORDER BY 1, 2, 3").map { "\($0)" }
-            let binaries = try Row.fetchAll(db, sql: """
-                SELECT b.path, x.file, x.format, x.arch, x.file_type, x.uuid_key, x.platform, x.min_os, x.sdk, x.signature,
-                       x.signing_identifier, x.team_identifier FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
-                """).map { "\($0)" }
-            let archives = try Row.fetchAll(db, sql: "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path").map { "\($0)" }
-            return (bundles, strings, problems, directories, claims, binaries, archives)
-        }
+        let rows = try catalogue.comparableRows()
+        (bundles, strings, problems, directories, claims, binaries, archives) = (
+            rows["bundles"] ?? [], rows["strings"] ?? [], rows["problems"] ?? [], rows["directories"] ?? [],
+            rows["claims"] ?? [], rows["binaries"] ?? [], rows["archives"] ?? [])
     }
 
     public static func == (a: CatalogueDump, b: CatalogueDump) -> Bool {

@@ -1,5 +1,5 @@
 import BundleModel
-import Catalogue
+@testable import Catalogue
 import Fixtures
 import Foundation
 import SystemCalls
