@@ -17,37 +17,31 @@ struct StatusCommand: ParsableCommand {
         let catalogue = try common.openCatalogue(.readOnly)
         // What the watcher published beside the catalogue is current even when the catalogue
         // cannot be written; the catalogue's row is for readers who may not read the lock file.
-        guard var status = try WatchStatus.published(catalogue: catalogue.path) ?? catalogue.watchStatus() else {
+        guard let status = try WatchStatus.published(catalogue: catalogue.path) ?? catalogue.watchStatus() else {
             throw UserError("no watcher has run on \(catalogue.path); start one with `bundlefs watch ROOT`")
         }
         let alive = DaemonLiveness.isAlive(status.pid)
-        status.state = DaemonLiveness.state(status.state, alive: alive)
+        let state = DaemonLiveness.state(status.state.rawValue, alive: alive)
         let counts = try catalogue.counts(under: "/")
         let publishing = try PublishingReport(catalogue: catalogue)
         if json {
-            let running = alive && status.state != "stopped"
-            var members: [(String, JSONValue)] = [("state", .string(status.state)), ("pid", .integer(Int64(status.pid))), ("running", .bool(running))]
-            members.append(("roots", .strings(status.roots)))
-            members.append(("startedAt", .number(status.startedAt)))
-            members.append(("updatedAt", .number(status.updatedAt)))
-            let integers: [(String, Int)] = [
-                ("watchedDirectories", status.watchedDirectories), ("unwatchedDirectories", status.unwatchedDirectories),
-                ("overflows", status.overflows), ("rescans", status.rescans), ("events", status.events),
-                ("batches", status.batches), ("pending", status.pending), ("bundles", counts.bundles),
-                ("directories", counts.directories),
+            // The status's own JSON form, with what only `status` knows: whether it runs, counts, publishing.
+            guard case var .object(members)? = try? JSONValue.parse(String(decoding: status.jsonBytes, as: UTF8.self)) else {
+                throw UserError("the status of \(catalogue.path) cannot be shown")
+            }
+            members = members.map { $0.0 == "state" ? ("state", .string(state)) : $0 }
+            members += [
+                ("running", .bool(alive && status.state != .stopped)),
+                ("bundles", .integer(Int64(counts.bundles))), ("directories", .integer(Int64(counts.directories))),
+                ("publishing", publishing.map(\.json) ?? .null),
             ]
-            members += integers.map { ($0.0, JSONValue.integer(Int64($0.1))) }
-            members.append(("lastEventAt", status.lastEventAt.map(JSONValue.number) ?? .null))
-            members.append(("problem", .optional(status.problem)))
-            members.append(("problemSince", status.problemSince.map(JSONValue.number) ?? .null))
-            members.append(("publishing", publishing.map(\.json) ?? .null))
             print(JSONValue.object(members).serialized(pretty: true))
             return
         }
         let now = Date().timeIntervalSince1970
         func ago(_ time: Double?) -> String { time.map { String(format: "%.1f s ago", now - $0) } ?? "never" }
         print("""
-            state:       \(status.state) (pid \(status.pid))
+            state:       \(state) (pid \(status.pid))
             roots:       \(status.roots.map(TerminalText.safe).joined(separator: ", "))
             watched:     \(status.watchedDirectories) directories
             unwatched:   \(status.unwatchedDirectories) directories\(status.unwatchedDirectories > 0 ? " (over the watch limit; rescanned periodically)" : "")

@@ -225,6 +225,13 @@ enum Schema {
             // every slice of a first index); the spelling is derived from the key and the format.
             try db.execute(sql: "ALTER TABLE binaries DROP COLUMN uuid")
         }
+        migrator.registerMigration("v10") { db in
+            // The status row holds what the watcher publishes: the problem too (one record, `WatchStatus`).
+            try db.execute(sql: """
+                ALTER TABLE watch_status ADD COLUMN problem TEXT;
+                ALTER TABLE watch_status ADD COLUMN problem_since REAL;
+                """)
+        }
         return migrator
     }
 

@@ -39,7 +39,7 @@ extension Watcher {
             logger.error("cannot keep the catalogue current: \(reason); the tree stays watched and the view keeps serving; trying again in \(Self.seconds(settings.faultBackoff, digits: 1)) s")
         }
         rescanDueAt = now + (fault?.backoff ?? settings.faultBackoff)
-        status.state = "retrying"
+        status.state = .retrying
         status.problem = fault?.reason
         status.problemSince = fault?.since
         publishStatus()

@@ -24,7 +24,7 @@ extension Watcher {
     /// its check and the watch on its directory would otherwise go unseen).
     func rescanAll(reason: String?) throws {
         let started = Self.now()
-        status.state = reason == nil ? "starting" : "rescanning"
+        status.state = reason == nil ? .starting : .rescanning
         writeStatus()
         for root in roots {
             _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root, progress: progress)
@@ -44,7 +44,7 @@ extension Watcher {
         Memory.returnFreePages()
         if reason != nil {
             status.rescans += 1
-            status.state = "watching"
+            status.state = .watching
             logger.warning("rescanned in \(Self.seconds(lastRescanFinishedAt - started)) s")
             reportUnwatched()
         }

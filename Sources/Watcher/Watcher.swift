@@ -81,7 +81,7 @@ public final class Watcher: @unchecked Sendable {
         options.excluded.insert(catalogue.path.parent)
         self.options = options
         overflowBackoff = settings.overflowBackoff
-        status = WatchStatus(pid: getpid(), state: "starting", roots: roots.map(\.string), startedAt: Self.wallTime())
+        status = WatchStatus(pid: getpid(), state: .starting, roots: roots.map(\.string), startedAt: Self.wallTime())
     }
 
     public func stop() { stopRequested.store(true, ordering: .relaxed); reader.wakeConsumer() }
@@ -110,13 +110,13 @@ public final class Watcher: @unchecked Sendable {
             logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) after \(Self.seconds(Self.now() - started)) s")
         }
         reportUnwatched()
-        status.state = "watching"
+        status.state = .watching
         writeStatus()
         ready()
         while !isStopping {
             surviving { try runOnce() }
         }
-        status.state = "stopped"
+        status.state = .stopped
         status.pending = reader.pending
         writeStatus()
         logger.info("stopped")
@@ -222,7 +222,7 @@ public final class Watcher: @unchecked Sendable {
     /// The status in the lock file, where `bundlefs status` reads it first.
     func publishStatus() {
         do {
-            try lock.publish(Array(status.json.serialized().utf8))
+            try lock.publish(status.jsonBytes)
         } catch {
             logger.debug("cannot publish the status in the lock file: \(error)")
         }

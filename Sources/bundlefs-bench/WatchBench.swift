@@ -38,7 +38,7 @@ enum WatchBench {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try process.run()
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        try waitUntil(timeout: 120) { (try? Catalogue(path: cataloguePath, mode: .readOnly).watchStatus()?.state) == "watching" }
+        try waitUntil(timeout: 120) { (try? Catalogue(path: cataloguePath, mode: .readOnly).watchStatus()?.state) == .watching }
         let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
 
         // Single changes, one at a time: an Info.plist replaced atomically, a bundle created, a
@@ -120,7 +120,7 @@ enum WatchBench {
         var lastBatch = 0.0
         try waitUntil(timeout: 600) {
             guard (try? catalogue.bundle(atPath: tree.path("StormMarker.app"))) != nil,
-                  let status = try? catalogue.watchStatus(), status.pending == 0, status.state == "watching" else { return false }
+                  let status = try? catalogue.watchStatus(), status.pending == 0, status.state == .watching else { return false }
             lastBatch = status.lastBatchAt ?? 0
             return Date().timeIntervalSince1970 - lastBatch > 0.5
         }

@@ -44,7 +44,7 @@ public final class WatcherProcess: @unchecked Sendable {
         try poll(timeout: timeout, "the watcher to start") {
             if !process.isRunning { throw WatcherFailure("the watcher exited with \(process.terminationStatus):\n\(log)") }
             guard let status = status() else { return false }
-            return status.pid == pid && status.state == "watching"
+            return status.pid == pid && status.state == .watching
         }
     }
 

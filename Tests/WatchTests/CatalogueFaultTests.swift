@@ -73,7 +73,7 @@ import TestSupport
         fixture.tree.remove("Apps/Before.app")
         try fixture.converge("a change after the rebuild")
         #expect(try watcher.stop() == 0)
-        #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).watchStatus()?.state == "stopped")
+        #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).watchStatus()?.state == .stopped)
     }
 
     /// Deleting the catalogue is how a user makes room on a full disk; the deleted file's space

@@ -274,7 +274,7 @@ final class WatchFixture: @unchecked Sendable {
         #expect(second.status == 1)
         #expect(second.standardError.contains("already keeping"))
         #expect(try watcher.stop(SIGINT) == 0)
-        #expect(watcher.status()?.state == "stopped")
+        #expect(watcher.status()?.state == .stopped)
         let status = try Subprocess.bundlefs(["status", "--json"], catalogue: fixture.catalogue)
         #expect(try JSONValue.parse(status.standardOutput)["running"] == .bool(false))
     }
