@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 public import SystemCalls
 
-/// What a publisher reports about itself (`bundlefs status`), kept in the `publication` row.
-public struct PublicationStatus: Sendable, Equatable {
+/// What a publisher reports about itself (`bundlefs status`): one record, the `publication` row
+/// (columns in snake case) and the JSON `status --json` shows (keys as the properties are named).
+public struct PublicationStatus: Sendable, Equatable, Codable {
     /// Where to, without any password (`PostgresURL.redacted`).
     public var destination: String
     public var host: String
@@ -26,6 +27,43 @@ public struct PublicationStatus: Sendable, Equatable {
         self.pid = pid
         self.state = state
         self.updatedAt = updatedAt
+    }
+
+    /// As synthesized, except that an absent value is written as null rather than left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(destination, forKey: .destination)
+        try container.encode(host, forKey: .host)
+        try container.encode(pid, forKey: .pid)
+        try container.encode(state, forKey: .state)
+        try container.encode(sentThrough, forKey: .sentThrough)
+        try container.encode(lastSentAt, forKey: .lastSentAt)
+        try container.encode(lastWholeAt, forKey: .lastWholeAt)
+        try container.encode(lastError, forKey: .lastError)
+        try container.encode(lastErrorAt, forKey: .lastErrorAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+    }
+
+    /// The JSON form.
+    public var jsonBytes: [UInt8] { (try? Array(JSONEncoder().encode(self))) ?? [] }
+}
+
+/// The `publication` row (id 1): the status's own coding, columns in snake case.
+struct PublicationRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "publication"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    private enum Key: String, CodingKey { case id }
+
+    var status: PublicationStatus
+
+    init(_ status: PublicationStatus) { self.status = status }
+    init(from decoder: any Decoder) throws { status = try PublicationStatus(from: decoder) }
+
+    func encode(to encoder: any Encoder) throws {
+        try status.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(1, forKey: .id)
     }
 }
 
@@ -85,32 +123,21 @@ extension Catalogue {
     /// The publisher's state and last error (how far it got is `outboxSent`'s to record).
     public func writePublicationState(_ status: PublicationStatus) throws {
         try write { db in
-            try db.execute(sql: "UPDATE publication SET pid = ?, state = ?, last_error = ?, last_error_at = ?, updated_at = ? WHERE id = 1",
-                           arguments: [status.pid, status.state, status.lastError, status.lastErrorAt, status.updatedAt])
+            try PublicationRow(status).update(db, columns: ["pid", "state", "last_error", "last_error_at", "updated_at"])
         }
     }
 
     private static func writePublication(_ db: Database, _ status: PublicationStatus, sentThrough: Int64) throws {
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO publication (id, destination, host, pid, state, sent_through, last_sent_at, last_whole_at,
-                last_error, last_error_at, updated_at)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [status.destination, status.host, status.pid, status.state, sentThrough,
-                             status.lastSentAt, status.lastWholeAt, status.lastError, status.lastErrorAt, status.updatedAt])
+        var status = status
+        status.sentThrough = sentThrough
+        try PublicationRow(status).insert(db, onConflict: .replace)
     }
 
     /// The publisher's last report, if one ever ran on this catalogue and is still configured.
     public func publicationStatus() throws -> PublicationStatus? {
         try read { db in
-            guard try db.tableExists("publication"), let row = try Row.fetchOne(db, sql: "SELECT * FROM publication WHERE id = 1") else { return nil }
-            var status = PublicationStatus(destination: row["destination"], host: row["host"], pid: row["pid"], state: row["state"],
-                                           updatedAt: row["updated_at"])
-            status.sentThrough = row["sent_through"]
-            status.lastSentAt = row["last_sent_at"]
-            status.lastWholeAt = row["last_whole_at"]
-            status.lastError = row["last_error"]
-            status.lastErrorAt = row["last_error_at"]
-            return status
+            guard try db.tableExists("publication") else { return nil }
+            return try PublicationRow.fetchOne(db, key: 1)?.status
         }
     }
 

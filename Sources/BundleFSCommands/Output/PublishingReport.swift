@@ -21,14 +21,12 @@ struct PublishingReport {
     /// Seconds the oldest waiting change has waited.
     func lag(now: Double) -> Double { backlog.oldestQueuedAt.map { max(0, now - $0) } ?? 0 }
 
+    /// The status's own JSON form, with what only `status` knows: whether it runs, what waits.
     var json: JSONValue {
-        let now = Date().timeIntervalSince1970
-        return .object([
-            ("destination", .string(status.destination)), ("host", .string(status.host)), ("state", .string(status.state)),
+        guard case let .object(members)? = try? JSONValue.parse(String(decoding: status.jsonBytes, as: UTF8.self)) else { return .null }
+        return .object(members + [
             ("running", .bool(running && status.state != "stopped")), ("waiting", .integer(Int64(backlog.changes))),
-            ("lagSeconds", .number(lag(now: now))), ("sentThrough", .integer(status.sentThrough)),
-            ("lastSentAt", status.lastSentAt.map(JSONValue.number) ?? .null), ("lastWholeAt", status.lastWholeAt.map(JSONValue.number) ?? .null),
-            ("lastError", .optional(status.lastError)), ("lastErrorAt", status.lastErrorAt.map(JSONValue.number) ?? .null),
+            ("lagSeconds", .number(lag(now: Date().timeIntervalSince1970))),
         ])
     }
 
