@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import Foundation
 import GRDB
 import SystemCalls

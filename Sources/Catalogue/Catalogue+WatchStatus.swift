@@ -1,4 +1,4 @@
-public import BundleModel
+public import Codecs
 import GRDB
 public import SystemCalls
 

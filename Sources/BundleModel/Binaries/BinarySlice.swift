@@ -1,3 +1,4 @@
+import Codecs
 public import SystemCalls
 
 /// What the headers of one executable image say (rule 24): a Mach-O slice (a thin file is one

@@ -1,6 +1,6 @@
 /// Lower-case hexadecimal, for UUIDs (rule 25) and for bytes sent as text (PostgreSQL's bytea).
 public enum Hex {
-    static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
+    public static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }
 
