@@ -147,13 +147,8 @@ enum BundleRow {
 /// JSON arrays of strings, as the catalogue keeps lists for `sqlite3` users.
 enum JSONArrays {
     static func encode(_ values: [String]) -> String {
-        var writer = ByteWriter(capacity: 16 * values.count + 2)
-        writer.append("[")
-        for (index, value) in values.enumerated() {
-            if index > 0 { writer.append(",") }
-            writer.appendJSONString(value)
-        }
-        writer.append("]")
+        var writer = JSONWriter(capacity: 16 * values.count + 2)
+        writer.array(values) { $0.string($1) }
         return writer.text
     }
 

@@ -40,69 +40,26 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON, or indented with two spaces.
     public func serialized(pretty: Bool = false) -> String {
-        var out = ""
-        write(into: &out, indent: pretty ? 0 : nil)
-        return out
+        var writer = JSONWriter(pretty: pretty)
+        write(to: &writer)
+        return writer.text
     }
 
-    private func write(into out: inout String, indent: Int?) {
+    func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: out += "null"
-        case let .bool(value): out += value ? "true" : "false"
-        case let .integer(value): out += String(value)
-        case let .unsignedInteger(value): out += String(value)
-        case let .number(value): out += value.isFinite ? "\(value)" : "null"
-        case let .string(value): Self.writeString(value, into: &out)
-        case let .array(values):
-            if values.isEmpty { out += "[]"; return }
-            out += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
-                if let indent { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                value.write(into: &out, indent: indent.map { $0 + 1 })
-            }
-            if let indent { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "]"
+        case .null: writer.null()
+        case let .bool(value): writer.bool(value)
+        case let .integer(value): writer.integer(value)
+        case let .unsignedInteger(value): writer.unsignedInteger(value)
+        case let .number(value): writer.number(value)
+        case let .string(value): writer.string(value)
+        case let .array(values): writer.array(values) { $1.write(to: &$0) }
         case let .object(members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
-                if let indent { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                Self.writeString(key, into: &out)
-                out += indent == nil ? ":" : ": "
-                value.write(into: &out, indent: indent.map { $0 + 1 })
-            }
-            if let indent { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "}"
-        }
-    }
-
-    static func writeString(_ value: String, into out: inout String) {
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
-            out += "\""
-            out += value
-            out += "\""
-            return
-        }
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            writer.object(members) { writer, member in
+                writer.key(member.0)
+                member.1.write(to: &writer)
             }
         }
-        out += "\""
     }
 
     // MARK: Reading

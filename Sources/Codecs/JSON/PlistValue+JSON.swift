@@ -36,40 +36,31 @@ extension PlistValue {
     /// `jsonValue.serialized()` without building the intermediate value: used for every catalogued
     /// Info dictionary.
     public var jsonText: String {
-        var writer = ByteWriter(capacity: 512)
-        writeJSON(into: &writer)
+        var writer = JSONWriter(capacity: 512)
+        writeJSON(to: &writer)
         return writer.text
     }
 
-    private func writeJSON(into out: inout ByteWriter) {
+    func writeJSON(to writer: inout JSONWriter) {
         switch self {
-        case let .string(value): out.appendJSONString(value)
-        case let .integer(value): out.append(value)
-        case let .unsignedInteger(value): out.append(value)
-        case let .real(value): out.append(raw: value.isFinite ? "\(value)" : "null")
-        case let .bool(value): out.append(value ? "true" : "false")
-        case let .date(value): out.appendJSONString(PlistDate.formatISO8601(value))
-        case let .data(value): out.appendJSONString(Base64.encode(value))
+        case let .string(value): writer.string(value)
+        case let .integer(value): writer.integer(value)
+        case let .unsignedInteger(value): writer.unsignedInteger(value)
+        case let .real(value): writer.number(value)
+        case let .bool(value): writer.bool(value)
+        case let .date(value): writer.string(PlistDate.formatISO8601(value))
+        case let .data(value): writer.string(Base64.encode(value))
         case let .uid(value):
-            out.append("{\"CF$UID\":")
-            out.append(Int64(bitPattern: value))
-            out.append("}")
-        case let .array(values):
-            out.append("[")
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.append(",") }
-                value.writeJSON(into: &out)
+            writer.object(CollectionOfOne(value)) { writer, value in
+                writer.key("CF$UID")
+                writer.integer(Int64(bitPattern: value))
             }
-            out.append("]")
+        case let .array(values): writer.array(values) { $1.writeJSON(to: &$0) }
         case let .dictionary(entries):
-            out.append("{")
-            for (index, key) in entries.keys.sorted().enumerated() {
-                if index > 0 { out.append(",") }
-                out.appendJSONString(key)
-                out.append(":")
-                entries[key]!.writeJSON(into: &out)
+            writer.object(entries.keys.sorted()) { writer, key in
+                writer.key(key)
+                entries[key]!.writeJSON(to: &writer)
             }
-            out.append("}")
         }
     }
 
