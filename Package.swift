@@ -108,6 +108,7 @@ let package = Package(
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "BundleModelTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
