@@ -148,7 +148,7 @@ enum BundleRow {
 enum JSONArrays {
     static func encode(_ values: [String]) -> String {
         var writer = JSONWriter(capacity: 16 * values.count + 2)
-        writer.array(values) { $0.string($1) }
+        writer.strings(values)
         return writer.text
     }
 

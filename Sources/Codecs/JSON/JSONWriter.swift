@@ -50,10 +50,14 @@ public struct JSONWriter {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// An array of `elements`, each written by `element`.
+    /// An array of `elements`, each written by `element`. Generic, so a caller in another module
+    /// runs it unspecialized; the catalogue's lists of strings take `strings`.
     public mutating func array<Elements: Sequence>(_ elements: Elements, _ element: (inout JSONWriter, Elements.Element) -> Void) {
         container(UInt8(ascii: "["), UInt8(ascii: "]"), elements, element)
     }
+
+    /// An array of strings.
+    public mutating func strings(_ values: [String]) { array(values) { $0.string($1) } }
 
     /// An object with a member for each of `members`: `member` writes its `key` and then its value.
     public mutating func object<Members: Sequence>(_ members: Members, _ member: (inout JSONWriter, Members.Element) -> Void) {
