@@ -4,7 +4,8 @@ import PackageDescription
 // Layers, bottom to top. Data flows one way: tree → scanner/watcher → model → catalogue → view.
 // Each target depends on exactly the modules it imports (`.ci/check-dependencies`, run by `make test`).
 //   SystemCalls       thin typed wrappers over Linux calls; FileName and FilePath, bytes compared as bytes
-//   BundleModel       the rules of BUNDLES.md: parsing, recognition, localization, display names
+//   Codecs            formats that know nothing of bundles: property lists, JSON, text decoding, Base64, hex
+//   BundleModel       the rules of BUNDLES.md: recognition, Info files, localization, display names
 //   Records           what the catalogue keeps and a scan reports (directory rows, scan events, the
 //                     known tree), shared by Scanner and Catalogue so that neither imports the other
 //   Scanner           the parallel walk that turns a tree into model records
@@ -44,8 +45,10 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .target(name: "Archives", dependencies: ["BundleModel", "CArchive", "SystemCalls"], swiftSettings: strict),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
+        // Property lists, JSON, text decoding, Base64 and hex: pure, and used by the rules, not part of them.
+        .target(name: "Codecs", swiftSettings: strict),
         .target(
-            name: "BundleModel", dependencies: ["SystemCalls"],
+            name: "BundleModel", dependencies: ["Codecs", "SystemCalls"],
             // The system package types table, embedded: the binary needs no data file beside it.
             resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
@@ -56,7 +59,7 @@ let package = Package(
         .target(
             name: "Catalogue",
             dependencies: [
-                "BundleModel", "Records", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
+                "BundleModel", "Codecs", "Records", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -64,7 +67,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(
             name: "Publishing",
-            dependencies: ["BundleModel", "CPostgres", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BundleModel", "Codecs", "CPostgres", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .target(name: "Indexer", dependencies: ["BundleModel", "Catalogue", "Records", "Scanner", "SystemCalls"], swiftSettings: strict),
         .target(
@@ -77,7 +80,7 @@ let package = Package(
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "CompactStorage", "IconImages", "SystemCalls",
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "Codecs", "CompactStorage", "IconImages", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -90,7 +93,7 @@ let package = Package(
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Archives", "BundleModel", "Catalogue", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls",
+                "Archives", "BundleModel", "Catalogue", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -100,13 +103,14 @@ let package = Package(
             name: "bundlefs-bench",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
-        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Fixtures", "IconImages"], swiftSettings: strict),
+        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Codecs", "Fixtures", "IconImages"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
-        .target(name: "Fixtures", dependencies: ["BundleModel", "IconImages", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "BundleModelTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
+            name: "BundleModelTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ArchiveTests", dependencies: ["Archives", "BundleModel", "Catalogue", "Fixtures", "Indexer", "SystemCalls", "TestSupport"],
@@ -121,12 +125,12 @@ let package = Package(
         .testTarget(
             name: "IndexTests",
             dependencies: [
-                "Indexer", "Catalogue", "Records", "Scanner", "BundleModel", "SystemCalls", "Fixtures", "TestSupport",
+                "Indexer", "Catalogue", "Records", "Scanner", "BundleModel", "Codecs", "SystemCalls", "Fixtures", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
+            name: "CommandTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -134,15 +138,15 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["BundleModel", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["Codecs", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BundleModel
 import Catalogue
+import Codecs
 import Foundation
 import Indexer
 import Publishing

@@ -2,6 +2,7 @@ import Archives
 import ArgumentParser
 import BundleModel
 import Catalogue
+import Codecs
 import Foundation
 import IconImages
 import Indexer

@@ -1,6 +1,6 @@
 import ArgumentParser
-import BundleModel
 import Catalogue
+import Codecs
 import Foundation
 
 struct StatusCommand: ParsableCommand {

@@ -1,3 +1,4 @@
+public import Codecs
 public import SystemCalls
 
 /// What reading one bundle or package from disk finds, independent of the user's languages: the

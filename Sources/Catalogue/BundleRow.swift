@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import Foundation
 import GRDB
 import SystemCalls
@@ -146,13 +147,8 @@ enum BundleRow {
 /// JSON arrays of strings, as the catalogue keeps lists for `sqlite3` users.
 enum JSONArrays {
     static func encode(_ values: [String]) -> String {
-        var writer = ByteWriter(capacity: 16 * values.count + 2)
-        writer.append("[")
-        for (index, value) in values.enumerated() {
-            if index > 0 { writer.append(",") }
-            writer.appendJSONString(value)
-        }
-        writer.append("]")
+        var writer = JSONWriter(capacity: 16 * values.count + 2)
+        writer.strings(values)
         return writer.text
     }
 

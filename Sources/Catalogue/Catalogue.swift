@@ -1,3 +1,4 @@
+import Codecs
 import GRDB
 public import SystemCalls
 import Synchronization
@@ -210,13 +211,10 @@ public final class Catalogue: Sendable {
 
     /// `file:PATH?immutable=1`, with the characters a URI gives meaning to escaped.
     private static func immutableURI(_ path: FilePath) -> String {
-        var escaped = ""
-        for byte in path.bytes {
+        let escaped = PercentEncoding.encode(path.bytes, uppercase: false) { byte in
             switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...0xFF:
-                escaped += "%" + String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-            default:
-                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...0xFF: true
+            default: false
             }
         }
         return "file:" + escaped + "?immutable=1"

@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import SystemCalls
 
 /// Stamps as lines of `ctime size inode path`, the path last with `\` and newlines escaped:

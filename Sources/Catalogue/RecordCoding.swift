@@ -1,4 +1,5 @@
 public import BundleModel
+import Codecs
 import SystemCalls
 
 /// A whole `BundleRecord` as one binary property list: what PostgreSQL keeps per bundle, so that

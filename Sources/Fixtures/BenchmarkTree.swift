@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import SystemCalls
 #if canImport(Glibc)
 import Glibc

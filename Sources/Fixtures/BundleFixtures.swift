@@ -1,4 +1,4 @@
-public import BundleModel
+public import Codecs
 import SystemCalls
 
 /// Writers for typical bundles, so tests and the sample tree say what they mean.

@@ -1,3 +1,5 @@
+import Codecs
+
 /// JPEG 2000 seeds for the fuzzers: a 16×16 RGBA gradient as `opj_compress` (openjpeg 2.5)
 /// writes it, kept as data so that the fuzzers need no encoder. Made from the gradient's raw RGBA
 /// with `opj_compress -i g16.raw -F 16,16,4,8,u -n 3 -o g16.jp2` (and `-r 10 -o g16.j2k`).
@@ -42,8 +44,5 @@ extension IconFixtures {
         [icns([("ic07", jpeg2000File)]), icns([("ic08", jpeg2000Codestream), ("ic07", png(gradient(side: 16)))]), icns([("ic10", jpeg2000Blank)])]
     }
 
-    static func hexBytes(_ lines: String...) -> [UInt8] {
-        let digits = Array(lines.joined().utf8).map { $0 <= UInt8(ascii: "9") ? $0 - UInt8(ascii: "0") : $0 - UInt8(ascii: "a") + 10 }
-        return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-    }
+    static func hexBytes(_ lines: String...) -> [UInt8] { Hex.bytes(lines.joined())! }
 }

@@ -1,4 +1,4 @@
-public import BundleModel
+public import Codecs
 
 /// A small, seeded random-number generator (SplitMix64), so a failing fuzz case can be replayed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {

@@ -1,4 +1,4 @@
-import BundleModel
+import Codecs
 
 /// The forms real `.strings` files come in.
 public enum StringsEncoding: Sendable, CaseIterable {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 public import Glibc
 #endif
-public import BundleModel
+public import Codecs
 public import SystemCalls
 
 /// Writes trees of files for tests, the sample tree and benchmarks: directories, files in any

@@ -1,4 +1,5 @@
 import CPostgres
+import Codecs
 
 /// Connection strings as users write them for libpq: a URI (`postgresql://user@host/db?sslmode=…`)
 /// or `key=value` words. A password may be in one (libpq allows it); it must never reach a log line,
@@ -53,15 +54,9 @@ public enum PostgresURL {
     }
 
     private static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            if (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte) {
-                encoded.append(Character(Unicode.Scalar(byte)))
-            } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
+        PercentEncoding.encode(text.utf8, uppercase: true) { byte in
+            !((0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte))
         }
-        return encoded
     }
 
     /// libpq's reading: the user part ends at the first `/` after the scheme (a `?` or `#` in a
@@ -84,7 +79,7 @@ public enum PostgresURL {
             let query = tail[tail.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
             let kept = query.filter { parameter in
                 let key = parameter.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                return (key.removingPercentEncoding ?? key).lowercased() != "password"
+                return (PercentEncoding.decode(key) ?? key).lowercased() != "password"
             }
             tail = String(tail[..<question]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
         }
@@ -152,18 +147,4 @@ extension String {
         }
         return result + rest
     }
-
-    /// Percent-decoding of a URI component; nil when a `%` is not followed by two hex digits.
-    var removingPercentEncoding: String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == 0x25 else { bytes.append(byte); continue }
-            guard let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -1,5 +1,6 @@
 public import BundleModel
 public import Catalogue
+import Codecs
 import Foundation
 import SystemCalls
 

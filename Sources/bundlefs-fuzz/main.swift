@@ -1,6 +1,7 @@
 // Long fuzzing of the parsers, icon readers and binary header readers (`make fuzz`): the mutations of the test suite, for as long as asked.
 // A crash is the finding; the seed and iteration printed before it replay the input.
 import BundleModel
+import Codecs
 import Fixtures
 import Foundation
 import IconImages

@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import SystemCalls
 import Testing
 

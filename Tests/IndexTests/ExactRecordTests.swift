@@ -1,5 +1,6 @@
-import BundleModel
 @testable import Catalogue
+import BundleModel
+import Codecs
 import Fixtures
 import GRDB
 import SystemCalls

@@ -1,5 +1,6 @@
 import BundleModel
 import Catalogue
+import Codecs
 import Fixtures
 import Testing
 import TestSupport

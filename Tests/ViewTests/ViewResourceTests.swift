@@ -1,4 +1,4 @@
-import BundleModel
+import Codecs
 import Fixtures
 import Foundation
 import SystemCalls

@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import Fixtures
 import Foundation
 import SystemCalls

@@ -1,5 +1,5 @@
-import BundleModel
 import Catalogue
+import Codecs
 import Fixtures
 import Foundation
 import SystemCalls

@@ -1,5 +1,6 @@
 import BundleModel
 @testable import Catalogue
+import Codecs
 import Fixtures
 import Foundation
 import SystemCalls

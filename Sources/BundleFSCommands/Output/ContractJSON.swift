@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import SystemCalls
 
 /// The JSON objects `query --json` and `show --json` print (SPEC.md, "Command line"): the

@@ -1,5 +1,5 @@
-import BundleModel
 import Catalogue
+import Codecs
 import Foundation
 
 /// The publisher's part of `bundlefs status`: where to, its state, how far behind, its last error.

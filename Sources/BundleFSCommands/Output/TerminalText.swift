@@ -1,3 +1,5 @@
+import Codecs
+
 /// Text made safe to print on a terminal: control characters (which could move the cursor or
 /// change colours, coming from a hostile file name) are shown as escapes.
 enum TerminalText {
@@ -6,8 +8,7 @@ enum TerminalText {
         var out = ""
         for scalar in text.unicodeScalars {
             if isControl(scalar) {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" : "") + hex
+                out += "\\x" + Hex.string([UInt8(scalar.value)])
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -1,3 +1,4 @@
+import Codecs
 public import SystemCalls
 
 /// What the headers of one executable image say (rule 24): a Mach-O slice (a thin file is one
@@ -77,8 +78,7 @@ public struct BinarySlice: Sendable, Hashable {
         text.reserveCapacity(36)
         for (index, byte) in bytes.enumerated() {
             if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(Hex.digit(byte >> 4, uppercase: true))
-            text.append(Hex.digit(byte & 15, uppercase: true))
+            Hex.append(byte, uppercase: true, to: &text)
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -1,3 +1,4 @@
+public import Codecs
 public import SystemCalls
 
 /// What macOS's DebugSymbols.framework expects from a `DBGShellCommands` script (rule 25): a

@@ -1,3 +1,4 @@
+import Codecs
 import SystemCalls
 
 /// Reads an ELF file's header and program headers (rule 24, for GNUstep bundles): its machine,

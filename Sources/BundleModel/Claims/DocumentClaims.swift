@@ -1,3 +1,4 @@
+import Codecs
 public import SystemCalls
 
 /// One entry of an application's CFBundleDocumentTypes.

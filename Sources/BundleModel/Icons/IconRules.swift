@@ -1,3 +1,4 @@
+import Codecs
 public import SystemCalls
 
 /// Where a bundle's icon comes from (BUNDLES.md rule 21), decided from its Info dictionary alone.

@@ -1,3 +1,5 @@
+public import Codecs
+
 extension BundleRecord {
     /// The Info dictionary as the bundle presents it to the user's languages (rule 13): the
     /// InfoPlist.strings table the bundle search pattern picks (rule 12) overrides the values of

@@ -1,3 +1,5 @@
+public import Codecs
+
 /// The Info dictionary keys bundlefs exposes (BUNDLES.md rule 8), read from the raw dictionary
 /// without ever trusting their types: a key of the wrong type reads as absent and is reported by
 /// `problems`.

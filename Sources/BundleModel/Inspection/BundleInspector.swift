@@ -1,3 +1,4 @@
+import Codecs
 public import SystemCalls
 
 /// Reads one directory into a `BundleRecord`, applying the recognition, layout, Info, localization

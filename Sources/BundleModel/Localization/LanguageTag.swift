@@ -1,3 +1,5 @@
+import Codecs
+
 /// A BCP 47 language tag, normalised as BUNDLES.md rule 10 asks: `_` and `-` are the same, legacy
 /// English names map to ISO codes (`German` → `de`), `no` means `nb`, language lower-case, script
 /// title-case, region upper-case. POSIX locale names (`de_DE.UTF-8@euro`) parse too.

@@ -1,3 +1,5 @@
+import Codecs
+
 /// The user's languages, in order of preference, as BCP 47 tags (rule 11).
 public enum PreferredLanguages {
     /// Parses `--lang de-CH,en` (commas or colons between tags). Entries that are not languages

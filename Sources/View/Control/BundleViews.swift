@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 import IconImages
 import SystemCalls
 

@@ -289,13 +289,3 @@ struct XMLPlistParser {
         }
     }
 }
-
-extension String {
-    /// The string without leading and trailing ASCII whitespace.
-    var trimmingSpaces: String {
-        let utf8 = self.utf8
-        guard let first = utf8.firstIndex(where: { !XMLPlistParser.isSpace($0) }) else { return "" }
-        let last = utf8.lastIndex(where: { !XMLPlistParser.isSpace($0) })!
-        return String(self[first...last])
-    }
-}

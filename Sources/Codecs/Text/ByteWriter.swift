@@ -1,5 +1,5 @@
 /// Builds UTF-8 text in a byte buffer: much cheaper than appending to a `String` piece by piece,
-/// for the JSON and stamp columns written for every catalogued bundle.
+/// for the JSON (`JSONWriter`) and stamp columns written for every catalogued bundle.
 public struct ByteWriter {
     public private(set) var bytes: [UInt8] = []
 
@@ -12,6 +12,8 @@ public struct ByteWriter {
     }
 
     public mutating func append(_ byte: UInt8) { bytes.append(byte) }
+
+    public mutating func append(_ utf8: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: utf8) }
 
     public mutating func append(raw string: String) {
         var string = string
@@ -39,34 +41,5 @@ public struct ByteWriter {
 
     public mutating func append(_ value: UInt64) {
         if value <= UInt64(Int64.max) { append(Int64(value)) } else { append(raw: String(value)) }
-    }
-
-    /// A JSON string literal: quotes, with `"` `\` and control characters escaped.
-    public mutating func appendJSONString(_ value: String) {
-        bytes.append(0x22)
-        var value = value
-        value.withUTF8 { utf8 in
-            var start = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                switch byte {
-                case 0x22: append("\\\"")
-                case 0x5C: append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                default:
-                    append("\\u00")
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                }
-                start = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-        }
-        bytes.append(0x22)
     }
 }

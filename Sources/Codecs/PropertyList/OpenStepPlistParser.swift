@@ -168,7 +168,7 @@ struct OpenStepPlistParser {
             case UInt8(ascii: "U"), UInt8(ascii: "u"):
                 scalarValue = 0
                 var digits = 0
-                while digits < 4, index < bytes.count, let digit = hexValue(bytes[index]) {
+                while digits < 4, index < bytes.count, let digit = Hex.value(bytes[index]) {
                     scalarValue = scalarValue << 4 | UInt32(digit)
                     index += 1
                     digits += 1
@@ -235,7 +235,7 @@ struct OpenStepPlistParser {
                 return out
             }
             if XMLPlistParser.isSpace(byte) { continue }
-            guard let value = hexValue(byte) else { throw error("'\(printable(byte))' in hex data") }
+            guard let value = Hex.value(byte) else { throw error("'\(printable(byte))' in hex data") }
             if let first = high { out.append(first << 4 | value); high = nil } else { high = value }
         }
         throw error("unterminated <data>")
@@ -296,15 +296,6 @@ struct OpenStepPlistParser {
             // A BOM that survived decoding, or stray NULs from a broken UTF-16 conversion.
             if byte == 0 { index += 1; continue }
             return
-        }
-    }
-
-    private func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - 0x30
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - 0x61 + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - 0x41 + 10
-        default: nil
         }
     }
 

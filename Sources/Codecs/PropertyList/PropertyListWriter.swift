@@ -90,7 +90,7 @@ public enum PropertyListWriter {
         case let .date(seconds): out += "<*D\(PlistDate.formatISO8601(seconds))>"
         case let .uid(number): out += "<*I\(number)>"
         case let .data(bytes):
-            out += "<" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + ">"
+            out += "<" + Hex.string(bytes) + ">"
         case let .array(values):
             out += "(\n"
             for (offset, element) in values.enumerated() {
@@ -121,8 +121,7 @@ public enum PropertyListWriter {
             case "\r": out += "\\r"
             default:
                 if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\U" + String(repeating: "0", count: 4 - hex.count) + hex
+                    out += "\\U00" + Hex.string([UInt8(scalar.value)])
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

@@ -1,3 +1,5 @@
+public import Codecs
+
 /// The contents of a `.strings` file: key → localized text.
 public struct StringsTable: Sendable, Equatable {
     public var entries: [String: String]
