@@ -49,6 +49,8 @@ let package = Package(
             // The system package types table, embedded: the binary needs no data file beside it.
             resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
+        // A package as a pax tar: its layout from one walk, its headers, reads checked against that snapshot.
+        .target(name: "PaxTar", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
         .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
@@ -77,7 +79,7 @@ let package = Package(
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "CompactStorage", "IconImages", "SystemCalls",
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "CompactStorage", "IconImages", "PaxTar", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -132,9 +134,10 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Scanner", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "PaxTarTests", dependencies: ["Fixtures", "PaxTar", "SystemCalls", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "IconImages", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",

@@ -8,7 +8,7 @@ import SystemCalls
 /// watcher's updates drop the layouts of packages whose contents changed.
 final class LayoutCache: Sendable {
     private struct State {
-        var layouts: [FilePath: (layout: TarLayout, lastUse: UInt64)] = [:]
+        var layouts: [FilePath: (layout: PackageLayout, lastUse: UInt64)] = [:]
         var members = 0
         var clock: UInt64 = 0
     }
@@ -19,8 +19,8 @@ final class LayoutCache: Sendable {
     init(memberLimit: Int) { self.memberLimit = memberLimit }
 
     /// The layout of a package, made now if not cached.
-    func layout(of packagePath: FilePath) throws -> TarLayout {
-        if let cached = state.withLock({ state -> TarLayout? in
+    func layout(of packagePath: FilePath) throws -> PackageLayout {
+        if let cached = state.withLock({ state -> PackageLayout? in
             guard let cached = state.layouts[packagePath] else { return nil }
             state.clock += 1
             state.layouts[packagePath]?.lastUse = state.clock
@@ -28,16 +28,16 @@ final class LayoutCache: Sendable {
         }) {
             return cached
         }
-        let layout = try TarLayout(packagePath: packagePath)
+        let layout = try PackageLayout(packagePath: packagePath)
         state.withLock { state in
             state.clock += 1
-            if let old = state.layouts.updateValue((layout, state.clock), forKey: packagePath) { state.members -= old.layout.members.count }
-            state.members += layout.members.count
+            if let old = state.layouts.updateValue((layout, state.clock), forKey: packagePath) { state.members -= old.layout.tar.members.count }
+            state.members += layout.tar.members.count
             guard state.members > memberLimit else { return }
             for (path, value) in state.layouts.sorted(by: { $0.value.lastUse < $1.value.lastUse })
             where path != packagePath && state.members > memberLimit / 2 {
                 state.layouts[path] = nil
-                state.members -= value.layout.members.count
+                state.members -= value.layout.tar.members.count
             }
         }
         return layout
@@ -48,7 +48,7 @@ final class LayoutCache: Sendable {
     func invalidate(touching path: FilePath) -> [FilePath] {
         state.withLock { state in
             let hit = state.layouts.keys.filter { path.isWithin($0) || $0.isWithin(path) }
-            for key in hit { state.members -= state.layouts.removeValue(forKey: key)?.layout.members.count ?? 0 }
+            for key in hit { state.members -= state.layouts.removeValue(forKey: key)?.layout.tar.members.count ?? 0 }
             return hit
         }
     }
