@@ -107,6 +107,7 @@ let package = Package(
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "IconImages", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .testTarget(name: "CompactStorageTests", dependencies: ["CompactStorage"], swiftSettings: strict),
         .testTarget(
             name: "BundleModelTests", dependencies: ["BundleModel", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
