@@ -78,6 +78,9 @@ public struct FinderInfo: Sendable, Equatable {
     public static let hasBundleFlag: UInt16 = 0x2000
     public static let extensionHiddenFlag: UInt16 = 0x0010
 
+    /// Whether finderFlags (if any were found) hide the extension (rule 17).
+    public static func isExtensionHidden(_ finderFlags: UInt16?) -> Bool { (finderFlags ?? 0) & extensionHiddenFlag != 0 }
+
     /// Rule 4 for any item by path (a file, a folder that is not catalogued): the Finder flags
     /// from the first place that has well-formed Finder info, the extended attributes first
     /// (not of a symlink: Linux keeps no user attributes on links), then the AppleDouble file
