@@ -52,6 +52,8 @@ let package = Package(
             // The system package types table, embedded: the binary needs no data file beside it.
             resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
+        // A package as a pax tar: its layout from one walk, its headers, reads checked against that snapshot.
+        .target(name: "PaxTar", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
         .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
         .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
@@ -80,7 +82,7 @@ let package = Package(
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "Codecs", "CompactStorage", "IconImages", "SystemCalls",
+                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "Codecs", "CompactStorage", "IconImages", "PaxTar", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -109,6 +111,7 @@ let package = Package(
         .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Fixtures"], swiftSettings: strict),
+        .testTarget(name: "CompactStorageTests", dependencies: ["CompactStorage"], swiftSettings: strict),
         .testTarget(
             name: "BundleModelTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
@@ -136,9 +139,10 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Scanner", "SystemCalls"],
             path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "PaxTarTests", dependencies: ["Fixtures", "PaxTar", "SystemCalls", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",

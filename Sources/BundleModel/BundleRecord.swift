@@ -77,7 +77,7 @@ public struct BundleRecord: Sendable, Equatable {
     public var lowercasedExtension: String? { name.lowercasedExtension }
     public var isApplication: Bool { kind == "application" }
     /// The Finder's hidden-extension flag (`fi[9] & 0x10`, rule 17).
-    public var extensionHidden: Bool { (finderFlags ?? 0) & FinderInfo.extensionHiddenFlag != 0 }
+    public var extensionHidden: Bool { FinderInfo.isExtensionHidden(finderFlags) }
 
     /// The chooser for this bundle's localizations (rules 10 and 11).
     public var localizationChooser: LocalizationChooser {

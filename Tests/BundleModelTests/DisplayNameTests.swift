@@ -62,6 +62,17 @@ import Testing
         #expect(plugin.displayName(for: german) == "Tool")
     }
 
+    /// Rule 17 for items that are not catalogued (the view's plain files and folders) is the same
+    /// function: a file named like an application is not one, and keeps its name.
+    @Test func plainItemsKeepTheirExtensionUnlessHidden() {
+        #expect(DisplayNames.forOtherItem(realName: "notes.txt", extensionHidden: false) == "notes.txt")
+        #expect(DisplayNames.forOtherItem(realName: "notes.txt", extensionHidden: true) == "notes")
+        #expect(DisplayNames.forOtherItem(realName: "Makefile", extensionHidden: true) == "Makefile")
+        #expect(DisplayNames.forOtherItem(realName: ".profile", extensionHidden: true) == ".profile")
+        #expect(DisplayNames.forOtherItem(realName: "Chess.mov.app", extensionHidden: false) == "Chess.mov.app")
+        #expect(DisplayNames.forOtherItem(realName: "Chess.mov.app", extensionHidden: true) == "Chess.mov")
+    }
+
     @Test func globalInfoPlistStringsWins() {
         let app = record("/A/Chess.app", info: ["CFBundleDisplayName": .string("Chess")],
                          strings: ["": ["CFBundleDisplayName": "Global"], "de": ["CFBundleDisplayName": "Schach"]], localizations: ["de"])

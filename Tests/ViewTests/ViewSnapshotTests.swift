@@ -1,5 +1,6 @@
 import Fixtures
 import Foundation
+import PaxTar
 import SystemCalls
 import Testing
 import TestSupport

@@ -12,7 +12,7 @@ public enum DisplayNames {
         realName: String, nameInInfo: String?, localizedDisplayName: String?, extensionHidden: Bool
     ) -> String {
         guard FileNames.lowercasedExtension(realName) == "app" else {
-            return extensionHidden ? FileNames.stem(realName) : realName
+            return forOtherItem(realName: realName, extensionHidden: extensionHidden)
         }
         let stem = FileNames.stem(realName)
         // A stem that would pass for another kind of file (`Chess.mov`) shows the whole name,
@@ -24,6 +24,12 @@ public enum DisplayNames {
         }
         // The user renamed the bundle, or it names nothing: the stem.
         return stem
+    }
+
+    /// Rule 17 for anything but an application (a package, a plain file or folder): it keeps its
+    /// extension, unless its Finder info has the hidden-extension flag.
+    public static func forOtherItem(realName: String, extensionHidden: Bool) -> String {
+        extensionHidden ? FileNames.stem(realName) : realName
     }
 
     /// Whether a stem ends in something that reads as a file extension: a dot followed by 1 to 8

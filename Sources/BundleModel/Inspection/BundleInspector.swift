@@ -113,37 +113,26 @@ struct Inspection {
 
     private func readFinderInfo(_ directory: DirectoryContext, into record: inout BundleRecord) {
         guard root.hasExtendedAttributes else { return }
-        let names: [String]
-        if let descriptor = directory.descriptor {
-            names = (try? ExtendedAttributes.names(of: descriptor)) ?? []
-        } else {
-            names = (try? ExtendedAttributes.names(atPath: directory.path)) ?? []
+        var openSidecar: ((Int32) throws -> Descriptor)?
+        // A sidecar is a file on disk beside the directory (an archive's members have none).
+        if directory.hasSidecar, !directory.relativePath.isEmpty, let disk = root as? any BeneathReading {
+            let sidecar = directory.relativePath.parent.appending(directory.name.prefixed("._"))
+            openSidecar = { flags in try disk.open(sidecar, flags: flags) }
         }
-        if !names.isEmpty {
-            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
-                let value = directory.descriptor.map { try? ExtendedAttributes.value(source.rawValue, of: $0) }
-                    ?? (try? ExtendedAttributes.value(source.rawValue, atPath: directory.path))
-                guard let value = value ?? nil else { continue }
-                if let finderInfo = FinderInfo.decode(attribute: value, source: source) {
-                    record.finderFlags = finderInfo.finderFlags
-                    record.finderInfoSource = source
-                    return
-                }
-                record.warnings.append("extended attribute \(source.rawValue) is malformed (\(value.count) bytes); ignored")
-            }
+        let lookup = FinderInfo.lookUp(attributes: directory.descriptor.map { .descriptor($0) } ?? .path(directory.path), openSidecar: openSidecar)
+        if let found = lookup.found {
+            record.finderFlags = found.finderFlags
+            record.finderInfoSource = found.source
         }
-        guard directory.hasSidecar, !directory.relativePath.isEmpty else { return }
-        let sidecar = directory.relativePath.parent.appending(directory.name.prefixed("._"))
-        do {
-            let header = try root.readPrefix(sidecar, count: 64 * 1024)
-            if let finderInfo = FinderInfo.decodeAppleDouble(header) {
-                record.finderFlags = finderInfo.finderFlags
-                record.finderInfoSource = .appleDoubleSidecar
-            } else {
+        for place in lookup.passedOver {
+            switch place {
+            case let .malformedAttribute(source, byteCount):
+                record.warnings.append("extended attribute \(source.rawValue) is malformed (\(byteCount) bytes); ignored")
+            case .malformedSidecar:
                 record.warnings.append("AppleDouble file ._\(directory.name) is malformed; ignored")
+            case let .unreadableSidecar(error):
+                record.warnings.append("AppleDouble file ._\(directory.name) could not be read: \(error)")
             }
-        } catch {
-            record.warnings.append("AppleDouble file ._\(directory.name) could not be read: \(error)")
         }
     }
 

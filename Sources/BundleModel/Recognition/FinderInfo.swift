@@ -1,5 +1,3 @@
-public import SystemCalls
-
 /// Where a directory's or file's Finder info was found (BUNDLES.md rule 4), in the order looked at.
 public enum FinderInfoSource: String, Sendable, Codable, CaseIterable {
     /// Linux's hfsplus driver.
@@ -56,20 +54,29 @@ public struct FinderInfo: Sendable, Equatable {
         }
     }
 
-    /// Finds entry 9 (Finder Info) in an AppleDouble header by walking its entry table; the offset
-    /// differs between writers (old Netatalk 86, new 122, macOS 50).
+    /// The Finder Info entry of a whole AppleDouble blob (`appleDoubleFinderInfoOffset`).
     public static func decodeAppleDouble(_ blob: [UInt8], source: FinderInfoSource = .appleDoubleSidecar) -> FinderInfo? {
-        guard blob.count >= 26, blob.starts(with: [0x00, 0x05, 0x16, 0x07]) else { return nil }
-        let entryCount = Int(blob[24]) << 8 | Int(blob[25])
+        guard let offset = appleDoubleFinderInfoOffset(header: blob, size: blob.count) else { return nil }
+        return FinderInfo(bytes: blob[offset..<(offset + 32)], source: source)
+    }
+
+    /// Where entry 9 (Finder Info) starts in an AppleDouble file of `size` bytes that begins with
+    /// `header`, found by walking its entry table: the offset differs between writers (old
+    /// Netatalk 86, new 122, macOS 50), and macOS's entry holds the item's extended attributes
+    /// after the 32 bytes. Nil for a wrong magic, no entry 9 in the table `header` holds, or an
+    /// entry shorter than 32 bytes or running past the end.
+    static func appleDoubleFinderInfoOffset(header: [UInt8], size: Int) -> Int? {
+        guard header.count >= 26, header.starts(with: [0x00, 0x05, 0x16, 0x07]) else { return nil }
+        let entryCount = Int(header[24]) << 8 | Int(header[25])
         for entry in 0..<entryCount {
             let start = 26 + entry * 12
-            guard start + 12 <= blob.count else { return nil }
-            let id = readUInt32(blob, start)
+            guard start + 12 <= header.count else { return nil }
+            let id = readUInt32(header, start)
             guard id == 9 else { continue }
-            let offset = Int(readUInt32(blob, start + 4))
-            let length = Int(readUInt32(blob, start + 8))
-            guard length >= 32, offset <= blob.count, length <= blob.count - offset else { return nil }
-            return FinderInfo(bytes: blob[offset..<(offset + 32)], source: source)
+            let offset = Int(readUInt32(header, start + 4))
+            let length = Int(readUInt32(header, start + 8))
+            guard length >= 32, offset <= size, length <= size - offset else { return nil }
+            return offset
         }
         return nil
     }
@@ -78,24 +85,8 @@ public struct FinderInfo: Sendable, Equatable {
     public static let hasBundleFlag: UInt16 = 0x2000
     public static let extensionHiddenFlag: UInt16 = 0x0010
 
-    /// Rule 4 for any item by path (a file, a folder that is not catalogued): the Finder flags
-    /// from the first place that has well-formed Finder info, the extended attributes first
-    /// (not of a symlink: Linux keeps no user attributes on links), then the AppleDouble file
-    /// `sidecar` when there is one.
-    public static func flags(ofItemAt path: FilePath, type: FileType, sidecar: FilePath?) -> UInt16? {
-        if type != .symlink, let names = try? ExtendedAttributes.names(atPath: path), !names.isEmpty {
-            for source in FinderInfoSource.attributeSources where names.contains(source.rawValue) {
-                if let value = try? ExtendedAttributes.value(source.rawValue, atPath: path),
-                   let info = decode(attribute: value, source: source) {
-                    return info.finderFlags
-                }
-            }
-        }
-        guard let sidecar, let file = try? Descriptor.open(sidecar, flags: Descriptor.probeRead | O_NOFOLLOW_IF(true)),
-              (try? file.status().type) == .regular, let header = try? file.read(at: 0, count: 4096)
-        else { return nil }
-        return decodeAppleDouble(header)?.finderFlags
-    }
+    /// Whether finderFlags (if any were found) hide the extension (rule 17).
+    public static func isExtensionHidden(_ finderFlags: UInt16?) -> Bool { (finderFlags ?? 0) & extensionHiddenFlag != 0 }
 
     private static func readUInt32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])

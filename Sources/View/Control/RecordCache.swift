@@ -1,5 +1,6 @@
 import BundleModel
 import Catalogue
+import CompactStorage
 import Synchronization
 import SystemCalls
 
@@ -11,29 +12,24 @@ final class RecordCache: Sendable {
         var record: BundleRecord
         /// The effective Info.plist, rendered on first use.
         var infoBytes: [UInt8]?
-        /// The icon as PNG, converted on first use; `.some(nil)` when it could not be.
-        var iconBytes: [UInt8]??
+    }
+
+    /// A record's icon as PNG, converted on first use; `bytes` nil when it could not be.
+    private struct Icon {
+        var bytes: [UInt8]?
         /// What the icon file looked like when converted: the file is not among the record's
         /// stamps (the index never opens it), so an edit in place is noticed here.
-        var iconStamp: FileStamp?
-        var lastUse: UInt64
+        var stamp: FileStamp?
     }
 
     private struct State {
-        var records: [FilePath: Cached] = [:]
-        var clock: UInt64 = 0
-        /// Bytes held by converted icons, which can be a megabyte each.
-        var iconBytes = 0
+        var records: BoundedCache<FilePath, Cached>
+        /// By the bytes they hold, which can be a megabyte each; an icon goes with its record.
+        var icons: BoundedCache<FilePath, Icon>
 
         mutating func remove(_ key: FilePath) {
-            dropIcon(key)
-            records[key] = nil
-        }
-
-        /// Forgets a record's converted icon, and the bytes it held.
-        mutating func dropIcon(_ key: FilePath) {
-            if case let .some(held?) = records[key]?.iconBytes { iconBytes -= held.count }
-            records[key]?.iconBytes = nil
+            records.remove(key)
+            icons.remove(key)
         }
     }
 
@@ -41,22 +37,22 @@ final class RecordCache: Sendable {
     /// converted again when read again).
     static let iconByteLimit = 64 << 20
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     let catalogue: Catalogue
-    let limit: Int
 
     init(catalogue: Catalogue, limit: Int = 256) {
         self.catalogue = catalogue
-        self.limit = limit
+        state = Mutex(State(records: BoundedCache(limit: limit, keeping: limit / 2),
+                            icons: BoundedCache(limit: Self.iconByteLimit, keeping: Self.iconByteLimit / 2)))
     }
 
     /// The catalogued record of the bundle at `path`, or nil when there is none (or the
     /// catalogue cannot be read just now).
     func record(at path: FilePath) -> BundleRecord? {
         if let cached = state.withLock({ state -> BundleRecord? in
-            state.clock += 1
-            state.records[path]?.lastUse = state.clock
-            return state.records[path]?.record
+            // An icon is as recently used as its record.
+            state.icons.touch(path)
+            return state.records.value(for: path)?.record
         }) {
             return cached
         }
@@ -69,23 +65,20 @@ final class RecordCache: Sendable {
     /// names its bundle again.
     func store(_ record: BundleRecord) {
         state.withLock { state in
-            state.clock += 1
-            state.remove(record.path)
-            state.records[record.path] = Cached(record: record, lastUse: state.clock)
-            guard state.records.count > limit else { return }
-            for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }).prefix(state.records.count - limit / 2) {
-                state.remove(key)
-            }
+            state.icons.remove(record.path)
+            for evicted in state.records.store(Cached(record: record), for: record.path, weight: 1) { state.icons.remove(evicted.key) }
         }
     }
 
     /// The effective Info.plist of the bundle at `path`, rendered once per record.
     func infoBytes(at path: FilePath, render: (BundleRecord) -> [UInt8]) -> [UInt8]? {
-        if let bytes = state.withLock({ $0.records[path]?.infoBytes }) { return bytes }
+        if let bytes = state.withLock({ $0.records.peek(path)?.infoBytes }) { return bytes }
         guard let record = record(at: path) else { return nil }
         let bytes = render(record)
         state.withLock { state in
-            if state.records[path]?.record == record { state.records[path]?.infoBytes = bytes }
+            state.records.update(path) { cached in
+                if cached.record == record { cached.infoBytes = bytes }
+            }
         }
         return bytes
     }
@@ -96,23 +89,15 @@ final class RecordCache: Sendable {
         guard let record = record(at: path) else { return nil }
         let current = stamp(record)
         if let bytes = state.withLock({ state -> [UInt8]?? in
-            guard let cached = state.records[path], cached.iconStamp == current else { return nil }
-            return cached.iconBytes
+            guard let icon = state.icons.peek(path), icon.stamp == current else { return nil }
+            return .some(icon.bytes)
         }) {
             return bytes
         }
         let bytes = convert(record)
         state.withLock { state in
-            guard state.records[path]?.record == record else { return }
-            state.dropIcon(path)
-            state.records[path]?.iconBytes = .some(bytes)
-            state.records[path]?.iconStamp = current
-            state.iconBytes += bytes?.count ?? 0
-            guard state.iconBytes > Self.iconByteLimit else { return }
-            for (key, _) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse })
-            where key != path && state.iconBytes > Self.iconByteLimit / 2 {
-                state.dropIcon(key)
-            }
+            guard state.records.peek(path)?.record == record else { return }
+            state.icons.store(Icon(bytes: bytes, stamp: current), for: path, weight: bytes?.count ?? 0)
         }
         return bytes
     }
@@ -121,14 +106,14 @@ final class RecordCache: Sendable {
 
     func invalidate(subtree path: FilePath) {
         state.withLock { state in
-            for key in state.records.keys where key.isWithin(path) { state.remove(key) }
+            for key in state.records.removeAll(where: { $0.isWithin(path) }) { state.icons.remove(key) }
         }
     }
 
     func removeAll() {
         state.withLock { state in
             state.records.removeAll()
-            state.iconBytes = 0
+            state.icons.removeAll()
         }
     }
 }

@@ -1,6 +1,7 @@
 import BundleModel
 import Catalogue
 import Logging
+import PaxTar
 import Synchronization
 import SystemCalls
 #if canImport(Glibc)

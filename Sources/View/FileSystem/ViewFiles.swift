@@ -1,3 +1,4 @@
+import PaxTar
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -38,11 +39,14 @@ extension ViewFileSystem {
             do {
                 return .bytes(try layout.read(offset: offset, count: count, files: files))
             } catch {
-                if error.code == EIO {
+                switch error {
+                case .changed:
                     layouts.invalidate(touching: path)
                     packageChanged(id)
+                    throw ViewError(code: EIO)
+                case .denied:
+                    throw ViewError(code: EACCES)
                 }
-                throw error
             }
         case .info, .icon, .uuidInfo:
             guard let bytes = syntheticBytes(node.kind, detail: node.detail) else { throw .notFound }
@@ -81,11 +85,11 @@ extension ViewFileSystem {
     /// lookup makes a new node for the new layout).
     func packageLayout(_ id: UInt64, _ node: NodeTable.Node) throws(ViewError) -> (TarLayout, FilePath) {
         let path = try realPath(id)
-        guard let layout = try? layouts.layout(of: path), layout.fingerprint == node.version?.fingerprint else {
+        guard let layout = try? layouts.layout(of: path), layout.tar.fingerprint == node.version?.fingerprint else {
             packageChanged(id)
             throw ViewError(code: EIO)
         }
-        return (layout, path)
+        return (layout.tar, path)
     }
 
     /// READLINK: the link's text, unchanged.

@@ -78,10 +78,10 @@ struct ContentVersion: Equatable, Sendable {
     var modificationTime: Int64
     var readableMode: UInt32
 
-    init(_ layout: TarLayout) {
-        fingerprint = layout.fingerprint
-        size = layout.size
-        modificationTime = layout.modificationTime
+    init(_ layout: PackageLayout) {
+        fingerprint = layout.tar.fingerprint
+        size = layout.tar.size
+        modificationTime = layout.tar.modificationTime
         readableMode = layout.readableMode
     }
 }

@@ -1,3 +1,4 @@
+import CompactStorage
 import Synchronization
 import SystemCalls
 
@@ -7,51 +8,23 @@ import SystemCalls
 /// package needs its exact size, so its layout is made at lookup and reused for reads; the
 /// watcher's updates drop the layouts of packages whose contents changed.
 final class LayoutCache: Sendable {
-    private struct State {
-        var layouts: [FilePath: (layout: TarLayout, lastUse: UInt64)] = [:]
-        var members = 0
-        var clock: UInt64 = 0
-    }
+    private let layouts: Mutex<BoundedCache<FilePath, PackageLayout>>
 
-    private let state = Mutex(State())
-    let memberLimit: Int
-
-    init(memberLimit: Int) { self.memberLimit = memberLimit }
+    init(memberLimit: Int) { layouts = Mutex(BoundedCache(limit: memberLimit, keeping: memberLimit / 2)) }
 
     /// The layout of a package, made now if not cached.
-    func layout(of packagePath: FilePath) throws -> TarLayout {
-        if let cached = state.withLock({ state -> TarLayout? in
-            guard let cached = state.layouts[packagePath] else { return nil }
-            state.clock += 1
-            state.layouts[packagePath]?.lastUse = state.clock
-            return cached.layout
-        }) {
-            return cached
-        }
-        let layout = try TarLayout(packagePath: packagePath)
-        state.withLock { state in
-            state.clock += 1
-            if let old = state.layouts.updateValue((layout, state.clock), forKey: packagePath) { state.members -= old.layout.members.count }
-            state.members += layout.members.count
-            guard state.members > memberLimit else { return }
-            for (path, value) in state.layouts.sorted(by: { $0.value.lastUse < $1.value.lastUse })
-            where path != packagePath && state.members > memberLimit / 2 {
-                state.layouts[path] = nil
-                state.members -= value.layout.members.count
-            }
-        }
+    func layout(of packagePath: FilePath) throws -> PackageLayout {
+        if let cached = layouts.withLock({ $0.value(for: packagePath) }) { return cached }
+        let layout = try PackageLayout(packagePath: packagePath)
+        layouts.withLock { _ = $0.store(layout, for: packagePath, weight: layout.tar.members.count) }
         return layout
     }
 
     /// Drops the layouts of packages at, around or under `path`; returns their paths.
     @discardableResult
     func invalidate(touching path: FilePath) -> [FilePath] {
-        state.withLock { state in
-            let hit = state.layouts.keys.filter { path.isWithin($0) || $0.isWithin(path) }
-            for key in hit { state.members -= state.layouts.removeValue(forKey: key)?.layout.members.count ?? 0 }
-            return hit
-        }
+        layouts.withLock { $0.removeAll { path.isWithin($0) || $0.isWithin(path) } }
     }
 
-    func removeAll() { state.withLock { $0 = State() } }
+    func removeAll() { layouts.withLock { $0.removeAll() } }
 }

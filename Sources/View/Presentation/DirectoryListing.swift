@@ -59,10 +59,9 @@ struct DirectoryListing: Sendable {
                 } else if status.type == .directory, DisplayNames.isLocalizedFolderName(item.name.string), let relative = root.relative(childPath) {
                     viewName = Self.listedName(LocalizedFolder.displayName(relativePath: relative, in: root, languages: packages.languages),
                                                realName: item.name)
-                } else if (flags ?? 0) & FinderInfo.extensionHiddenFlag != 0 {
-                    viewName = Self.listedName(item.name.stem.string, realName: item.name)
                 } else {
-                    viewName = item.name
+                    let shown = DisplayNames.forOtherItem(realName: item.name.string, extensionHidden: FinderInfo.isExtensionHidden(flags))
+                    viewName = Self.listedName(shown, realName: item.name)
                 }
             }
             entries.append(Entry(realName: item.name, viewName: viewName, status: status, isPackage: package?.isPackage == true && !hidden))

@@ -1,10 +1,9 @@
-import BundleModel
 import Fixtures
 import Foundation
 import SystemCalls
 import Testing
 import TestSupport
-@testable import View
+@testable import PaxTar
 
 @Suite struct TarLayoutTests {
     let temporary = TemporaryDirectory("tar")

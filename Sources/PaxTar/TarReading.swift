@@ -3,13 +3,21 @@ import SystemCalls
 import Glibc
 #endif
 
+/// Why a read of the archive failed: never a short read, never padding in place of bytes.
+public enum TarReadError: Error {
+    /// A member changed since the layout: the archive would be torn (the view answers EIO).
+    case changed
+    /// A file the reader may not read (EACCES).
+    case denied
+}
+
 extension TarLayout {
     /// Reads `count` bytes at `offset` of the archive as laid out: a consistent snapshot, or an
     /// error (SPEC.md, "Never a wrong byte"). A directory whose entries changed since the layout
     /// (checked when its header is read), or a file whose inode, size, modification or change time
-    /// differ from it (checked around every read of its data), fails the read with EIO; a file the
-    /// daemon may not read fails it with EACCES. Never padded, never cut short.
-    func read(offset: Int64, count: Int, files: TarFileSource) throws(ViewError) -> [UInt8] {
+    /// differ from it (checked around every read of its data), fails the read as `changed`; a file
+    /// the reader may not read fails it as `denied`. Never padded, never cut short.
+    public func read(offset: Int64, count: Int, files: TarFileSource) throws(TarReadError) -> [UInt8] {
         guard offset < size, count > 0 else { return [] }
         let end = min(size, offset + Int64(count))
         var out: [UInt8] = []
@@ -57,33 +65,33 @@ public final class TarFileSource: @unchecked Sendable {
 
     public init() {}
 
-    func read(_ member: TarLayout.Member, from path: FilePath, at offset: Int64, count: Int) throws(ViewError) -> [UInt8] {
+    func read(_ member: TarLayout.Member, from path: FilePath, at offset: Int64, count: Int) throws(TarReadError) -> [UInt8] {
         let descriptor = try self.descriptor(path, member)
         guard let bytes = try? descriptor.read(at: offset, count: count), bytes.count == count,
               let after = try? descriptor.status(), Self.isUnchanged(after, member)
-        else { throw ViewError(code: EIO) }
+        else { throw .changed }
         return bytes
     }
 
-    func verifyDirectory(_ path: FilePath, as member: TarLayout.Member) throws(ViewError) {
+    func verifyDirectory(_ path: FilePath, as member: TarLayout.Member) throws(TarReadError) {
         guard let status = try? FileStatus.of(path), status.type == .directory, status.inode == member.inode,
               status.modificationTime == member.modificationTime, status.changeTime == member.changeTime
-        else { throw ViewError(code: EIO) }
+        else { throw .changed }
     }
 
-    private func descriptor(_ path: FilePath, _ member: TarLayout.Member) throws(ViewError) -> Descriptor {
-        let result: Result<Descriptor, ViewError> = lock.withLock {
+    private func descriptor(_ path: FilePath, _ member: TarLayout.Member) throws(TarReadError) -> Descriptor {
+        let result: Result<Descriptor, TarReadError> = lock.withLock {
             if let index = open.firstIndex(where: { $0.path == path }) { return .success(open[index].descriptor) }
             let opened: Descriptor
             do {
                 opened = try Descriptor.open(path, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK)
             } catch let error as SystemError where error.errno == EACCES || error.errno == EPERM {
-                return .failure(ViewError(code: EACCES))
+                return .failure(.denied)
             } catch {
-                return .failure(ViewError(code: EIO)) // gone, or no longer a file: not what was laid out
+                return .failure(.changed) // gone, or no longer a file: not what was laid out
             }
             guard let status = try? opened.status(), status.type == .regular, Self.isUnchanged(status, member) else {
-                return .failure(ViewError(code: EIO))
+                return .failure(.changed)
             }
             open.append((path, opened))
             if open.count > 4 { open.removeFirst() }

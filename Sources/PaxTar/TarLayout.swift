@@ -40,14 +40,9 @@ public struct TarLayout: Sendable {
     let container: FilePath
     /// The latest modification time of any member: the archive's own.
     public let modificationTime: Int64
-    /// The read bits the archive may grant (SPEC.md, "Nothing leaks"): a class reads it only if
-    /// every member grants that class read (and search, for directories), judged as `Access` judges
-    /// any derived item: a member of another owner or group grants the package's owner or group
-    /// only what it grants every class they might fall in.
-    public let readableMode: UInt32
     /// What the archive's bytes are made of (every member's name, metadata, inode and times): two
-    /// layouts of an unchanged package agree, so a layout dropped from a cache and made again still
-    /// serves the node that was looked up with the first (`NodeTable.ContentVersion`).
+    /// layouts of an unchanged package agree, so a layout made again can be known for the same
+    /// archive.
     public let fingerprint: UInt64
 
     /// Walks a package directory (never following symlinks) and lays its members out, named from
@@ -56,9 +51,7 @@ public struct TarLayout: Sendable {
     public init(packagePath: FilePath) throws {
         var members: [Member] = []
         var offset: Int64 = 0
-        var sources: [(status: FileStatus, need: Access.Need)] = []
         var firstLinks: [FileIdentity: FilePath] = [:]
-        let packageStatus = try FileStatus.of(packagePath)
 
         func add(_ name: FilePath, _ status: FileStatus, kind: Member.Kind, link: FilePath = .here, source: FilePath) {
             var member = Member(
@@ -69,11 +62,6 @@ public struct TarLayout: Sendable {
             member.headerSize = Int64(TarHeaders.headers(for: member).count)
             offset = member.end
             members.append(member)
-            switch kind {
-            case .file, .hardLink: sources.append((status, .read))
-            case .directory: sources.append((status, .list))
-            case .symlink, .fifo: break
-            }
         }
         func walk(_ path: FilePath, _ name: FilePath) throws {
             let directory = try Descriptor.open(path, flags: Descriptor.directoryNoFollow)
@@ -104,7 +92,6 @@ public struct TarLayout: Sendable {
         size = offset + 1024
         container = packagePath.parent
         modificationTime = members.map(\.modificationTime).max() ?? 0
-        readableMode = Access.derived(owner: packageStatus, isDirectory: false, from: sources).mode
         fingerprint = Self.fingerprint(of: members)
     }
 
