@@ -6,13 +6,22 @@ public import SystemCalls
 /// What a publisher reports about itself (`bundlefs status`): one record, the `publication` row
 /// (columns in snake case) and the JSON `status --json` shows (keys as the properties are named).
 public struct PublicationStatus: Sendable, Equatable, Codable {
+    public enum State: String, Sendable, Codable {
+        case starting, connecting
+        case sendingWhole = "sending whole"
+        case sending, current
+        /// PostgreSQL is away: see `lastError`.
+        case waiting
+        /// Another publisher has the host.
+        case refused
+        case stopped
+    }
+
     /// Where to, without any password (`PostgresURL.redacted`).
     public var destination: String
     public var host: String
     public var pid: Int32
-    /// `connecting`, `sending whole`, `sending`, `current`, `waiting` (PostgreSQL is away: see
-    /// `lastError`), `refused` (another publisher has the host), `stopped`.
-    public var state: String
+    public var state: State
     /// The last change (outbox sequence number) PostgreSQL has.
     public var sentThrough: Int64 = 0
     public var lastSentAt: Double?
@@ -21,7 +30,7 @@ public struct PublicationStatus: Sendable, Equatable, Codable {
     public var lastErrorAt: Double?
     public var updatedAt: Double
 
-    public init(destination: String, host: String, pid: Int32, state: String, updatedAt: Double) {
+    public init(destination: String, host: String, pid: Int32, state: State, updatedAt: Double) {
         self.destination = destination
         self.host = host
         self.pid = pid

@@ -49,7 +49,7 @@ public final class Publisher: Sendable {
         self.settings = settings
         self.logger = logger
         resumeFrom = try catalogue.beginPublishing(PublicationStatus(
-            destination: PostgresURL.redacted(settings.url), host: settings.host, pid: getpid(), state: "starting", updatedAt: Date().timeIntervalSince1970))
+            destination: PostgresURL.redacted(settings.url), host: settings.host, pid: getpid(), state: .starting, updatedAt: Date().timeIntervalSince1970))
     }
 
     public func start() {
@@ -81,7 +81,7 @@ public final class Publisher: Sendable {
             do {
                 if connection?.isUsable != true {
                     connection = nil // ends the old session before a new one starts
-                    report(&state, "connecting")
+                    report(&state, .connecting)
                     connection = try PublishedCatalogue(url: settings.url)
                     state.verified = false
                 }
@@ -101,7 +101,7 @@ public final class Publisher: Sendable {
             }
         }
         connection?.release()
-        report(&state, "stopped")
+        report(&state, .stopped)
     }
 
     /// Logs a failure when it is not the one logged last, and records it for `status`. The same
@@ -120,7 +120,7 @@ public final class Publisher: Sendable {
         }
         state.failure = Failure(kind: kind, refused: refused, since: state.failure?.since ?? now, attempts: (state.failure?.attempts ?? 0) + 1)
         state.lastError = message
-        report(&state, refused ? "refused" : "waiting")
+        report(&state, refused ? .refused : .waiting)
     }
 
     /// A step that did what it had to: the backoff starts again, and a failure that cleared is said.
@@ -156,7 +156,7 @@ public final class Publisher: Sendable {
         if mustVerify || (verifyDue && backlog.changes == 0) {
             var outcome = Outcome.checked
             if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
-                report(&state, "sending whole")
+                report(&state, .sendingWhole)
                 let through = backlog.lastSequence
                 let sent = try connection.sendWhole(host: settings.host, from: catalogue, identity: catalogue.identity(), through: through)
                 try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
@@ -169,10 +169,10 @@ public final class Publisher: Sendable {
             return outcome
         }
         guard let batch = try catalogue.outboxBatch(limit: settings.batchSize) else {
-            report(&state, "current")
+            report(&state, .current)
             return .idle
         }
-        report(&state, "sending")
+        report(&state, .sending)
         try connection.sendChanges(host: settings.host, batch: batch)
         try catalogue.outboxSent(through: batch.through, whole: false, at: Date().timeIntervalSince1970)
         return .sent
@@ -194,7 +194,7 @@ public final class Publisher: Sendable {
         return nil
     }
 
-    private func report(_ state: inout State, _ name: String) {
+    private func report(_ state: inout State, _ name: PublicationStatus.State) {
         guard state.reported != name || state.reportedError != state.lastError else { return }
         state.reported = name
         state.reportedError = state.lastError
@@ -218,7 +218,7 @@ public final class Publisher: Sendable {
         /// The last error, kept after recovery for `status`; since when that failure (by kind) lasts.
         var lastError: String?
         var lastErrorAt: Double?
-        var reported: String?
+        var reported: PublicationStatus.State?
         var reportedError: String?
 
         init(settings: Settings, sendWholeFirst: Bool) {

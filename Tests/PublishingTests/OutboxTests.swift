@@ -14,7 +14,7 @@ struct OutboxTests {
         let temporary = TemporaryDirectory("outbox-twins")
         let tree = TreeWriter(root: temporary.appending("tree"))
         let catalogue = try Catalogue(path: FilePath(temporary.appending("catalogue.sqlite")), mode: .readWrite)
-        try catalogue.beginPublishing(PublicationStatus(destination: "test", host: "twins", pid: 1, state: "test", updatedAt: 0))
+        try catalogue.beginPublishing(PublicationStatus(destination: "test", host: "twins", pid: 1, state: .starting, updatedAt: 0))
         tree.macApp("Re\u{301}sume\u{301}.app", identifier: "com.example.nfd")
         tree.macApp("R\u{E9}sum\u{E9}.app", identifier: "com.example.nfc")
         _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
