@@ -86,7 +86,7 @@ struct QueryCommand: ParsableCommand {
         var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
         for (host, record) in bundles {
             table.rows.append((host.map { [TerminalText.safe($0)] } ?? []) + [
-                TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind),
+                TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind.rawValue),
                 TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
                 DisplayNames.sanitized(record.displayName(for: languages), realName: record.name.string).terminalSafe,
                 TerminalText.safe(record.path.string) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),

@@ -55,7 +55,7 @@ struct ShowCommand: ParsableCommand {
         if let member = record.member { lines.append(("Member", member.string)) }
         lines += [
             ("Identifier", record.identifier ?? "-"),
-            ("Kind", record.kind),
+            ("Kind", record.kind.rawValue),
             ("Package", record.isPackage ? "yes (\(record.packageReasons.names.joined(separator: ", ")))" : "no"),
             ("Bundle", record.isBundle ? "yes (\(record.layout?.rawValue ?? "?") layout)" : "no"),
         ]

@@ -13,7 +13,7 @@ public struct BundleRecord: Sendable, Equatable {
     public var isPackage: Bool { !packageReasons.isEmpty }
     public var isBundle = false
     public var layout: LayoutKind?
-    public var kind = "document"
+    public var kind = BundleKind.document
     /// The Info file, relative to the bundle (`Contents/Info.plist`).
     public var infoFile: FilePath?
     public var infoFormat: PlistFormat?
@@ -75,7 +75,7 @@ public struct BundleRecord: Sendable, Equatable {
     public var developmentRegion: String? { infoDictionary.developmentRegion }
     public var numericVersion: UInt32 { version.map(BundleVersion.packed) ?? 0 }
     public var lowercasedExtension: String? { name.lowercasedExtension }
-    public var isApplication: Bool { kind == "application" }
+    public var isApplication: Bool { kind == .application }
     /// The Finder's hidden-extension flag (`fi[9] & 0x10`, rule 17).
     public var extensionHidden: Bool { FinderInfo.isExtensionHidden(finderFlags) }
 

@@ -35,7 +35,7 @@ enum BundleRow {
         Column("path", write: { $1.bind($2, $0.record.path.string) }, read: { $2.path = FilePath($0[$1] as String) }),
         Column("name", write: { $1.bind($2, $0.record.name.string) }),
         Column("identifier", write: { $1.bind($2, $0.info.identifier) }),
-        Column("kind", write: { $1.bind($2, $0.record.kind) }, read: { $2.kind = $0[$1] }),
+        Column("kind", write: { $1.bind($2, $0.record.kind.rawValue) }, read: { $2.kind = BundleKind(rawValue: $0[$1]) }),
         Column("is_package", write: { $1.bind($2, $0.record.isPackage) }),
         Column("package_reasons", write: { $1.bind($2, $0.record.packageReasons.names.joined(separator: ",")) },
                read: { $2.packageReasons = PackageReasons(names: ($0[$1] as String).split(separator: ",").map(String.init)) }),

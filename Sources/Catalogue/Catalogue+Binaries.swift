@@ -30,7 +30,7 @@ extension Catalogue {
                 let bundle = FilePath(row[BinaryRow.names.count] as String)
                 let slice = BinaryRow.slice(row)
                 guard let key = slice.uuidKey else { continue }
-                let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: row[BinaryRow.names.count + 1])
+                let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: BundleKind(rawValue: row[BinaryRow.names.count + 1]))
                 matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
             }
             return matches.mapValues(DebugSymbols.sorted)

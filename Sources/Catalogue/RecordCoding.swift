@@ -20,7 +20,7 @@ public enum RecordCoding {
             "path": .string(record.path.string),
             "reasons": .string(record.packageReasons.names.joined(separator: ",")),
             "bundle": .bool(record.isBundle),
-            "kind": .string(record.kind),
+            "kind": .string(record.kind.rawValue),
             "info": .dictionary(record.info),
             "localizations": .array(record.localizations.map(PlistValue.string)),
             // Pairs, not a dictionary: lproj names are bytes, and a String-keyed dictionary would
@@ -61,7 +61,7 @@ public enum RecordCoding {
         func path(_ key: String) -> FilePath? { text(key).map { FilePath($0) } }
         func strings(_ key: String) -> [String] { fields[key]?.array?.compactMap(\.string) ?? [] }
         var record = BundleRecord(path: FilePath(recordPath))
-        record.kind = kind
+        record.kind = BundleKind(rawValue: kind)
         record.packageReasons = PackageReasons(names: (text("reasons") ?? "").split(separator: ",").map(String.init))
         record.isBundle = fields["bundle"] == .bool(true)
         record.layout = text("layout").flatMap(LayoutKind.init(rawValue:))

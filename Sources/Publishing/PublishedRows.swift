@@ -27,7 +27,7 @@ enum PublishedRows {
         let identifier = record.identifier
         rows.append([
             .text(host), .bytes(key), .text(record.path.string), identifier.map { .text($0) } ?? .null,
-            identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind), .text(record.name.string),
+            identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind.rawValue), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
         ])

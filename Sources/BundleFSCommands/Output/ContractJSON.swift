@@ -11,7 +11,7 @@ enum ContractJSON {
             // Inside an archive, `path` is the archive's (a real path); `member` says where in it.
             ("path", .string((record.archive ?? record.path).string)),
             ("identifier", .optional(record.identifier)),
-            ("kind", .string(record.kind)),
+            ("kind", .string(record.kind.rawValue)),
             ("isPackage", .bool(record.isPackage)),
             ("packageReasons", .strings(record.packageReasons.names)),
             ("isBundle", .bool(record.isBundle)),

@@ -35,7 +35,7 @@ public enum DebugSymbols {
 
     public static func isDSYM(_ record: BundleRecord) -> Bool { isDSYM(name: record.name, kind: record.kind) }
 
-    public static func isDSYM(name: FileName, kind: String) -> Bool { name.lowercasedExtension == "dsym" || kind == "dSYM" }
+    public static func isDSYM(name: FileName, kind: BundleKind) -> Bool { name.lowercasedExtension == "dsym" || kind == .dSYM }
 
     /// The UUID as the matching slices spell it: a Mach-O UUID in its canonical form, an ELF
     /// build-id in hex (even one of 16 bytes); nil when nothing matched.

@@ -77,27 +77,3 @@ public struct InfoDictionary: Sendable, Equatable {
         return "CFBundleIdentifier \"\(identifier)\" has characters other than A-Z, a-z, 0-9, '.' and '-'"
     }
 }
-
-/// Rule 9: what kind of thing a bundle or package is.
-public enum BundleKind {
-    static let byPackageType = ["APPL": "application", "FMWK": "framework", "BNDL": "bundle"]
-    static let byExtension = [
-        "app": "application", "framework": "framework", "appex": "extension", "xpc": "extension",
-        "kext": "kext", "plugin": "plugin", "bundle": "bundle", "prefpane": "plugin", "qlgenerator": "plugin",
-        "mdimporter": "plugin", "saver": "plugin",
-    ]
-
-    /// Extensions whose directories are bundles by name, whatever their contents.
-    public static let bundleExtensions: Set<String> = Set(byExtension.keys)
-
-    /// CFBundlePackageType (APPL, FMWK, BNDL mapped; anything else kept as is), else the
-    /// extension, else `bundle`. A package that is not a bundle is a `document`, unless its
-    /// extension names a bundle kind (an `.app` with its structure missing is still an application).
-    public static func kind(packageType: String?, lowercasedExtension: String?, isBundle: Bool) -> String {
-        if isBundle, let packageType, !packageType.isEmpty {
-            return byPackageType[packageType] ?? packageType
-        }
-        if let lowercasedExtension, let kind = byExtension[lowercasedExtension] { return kind }
-        return isBundle ? "bundle" : "document"
-    }
-}

@@ -97,7 +97,7 @@ struct Inspection {
             record.errors.append("no bundle structure: none of Contents/, Resources/, Support Files/ or an Info.plist")
         }
         let infoDictionary = record.infoDictionary
-        record.kind = BundleKind.kind(packageType: infoDictionary.packageType, lowercasedExtension: ext, isBundle: record.isBundle)
+        record.kind = BundleKind.of(packageType: infoDictionary.packageType, lowercasedExtension: ext, isBundle: record.isBundle)
         if record.isApplication {
             record.documentTypes = DocumentType.parse(infoDictionary)
             findDocumentIcons(bundle: directory.relativePath, resources: resourcesListing, into: &record)

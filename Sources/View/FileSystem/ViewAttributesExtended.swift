@@ -16,7 +16,7 @@ extension ViewFileSystem {
         let entry = packages.entry(at: path)
         var attributes: [(String, String)] = []
         if let identifier = entry?.identifier { attributes.append(("user.bundle.identifier", identifier)) }
-        attributes.append(("user.bundle.kind", entry?.kind ?? "document"))
+        attributes.append(("user.bundle.kind", (entry?.kind ?? .document).rawValue))
         if let version = entry?.version { attributes.append(("user.bundle.version", version)) }
         attributes.append(("user.bundle.real-name", path.lastComponent.string))
         attributes.append(("user.mime_type", "application/x-tar"))
@@ -29,12 +29,12 @@ extension ViewFileSystem {
         let archived = packages.archived(in: path)
         guard !archived.isEmpty else { return [] }
         let top = archived.filter { entry in
-            entry.kind == "application" && !archived.contains { $0.path != entry.path && $0.isBundle && entry.path.isWithin($0.path) }
+            entry.kind == .application && !archived.contains { $0.path != entry.path && $0.isBundle && entry.path.isWithin($0.path) }
         }
         guard top.count == 1, let application = top.first else { return [] }
         var attributes: [(String, String)] = []
         if let identifier = application.identifier { attributes.append(("user.bundle.identifier", identifier)) }
-        attributes.append(("user.bundle.kind", application.kind))
+        attributes.append(("user.bundle.kind", application.kind.rawValue))
         if let version = application.version { attributes.append(("user.bundle.version", version)) }
         attributes.append(("user.bundle.display-name", DisplayNames.sanitized(application.displayName, realName: application.path.lastComponent.string)))
         if let member = application.path.relative(to: path) { attributes.append(("user.bundle.member", member.string)) }

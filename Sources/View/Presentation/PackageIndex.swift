@@ -11,7 +11,7 @@ final class PackageIndex: Sendable {
         var isPackage: Bool
         var isBundle: Bool
         var identifier: String?
-        var kind: String
+        var kind: BundleKind
         var version: String?
         var shortVersion: String?
         /// Not yet made safe for listing (see `DisplayNames.sanitized`).
