@@ -89,7 +89,7 @@ struct QueryCommand: ParsableCommand {
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind.rawValue),
                 TerminalText.safe(record.shortVersion ?? record.version ?? "-"),
                 DisplayNames.sanitized(record.displayName(for: languages), realName: record.name.string).terminalSafe,
-                TerminalText.safe(record.path.string) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),
+                TerminalText.safe(record.key.string) + (record.errors.isEmpty ? "" : "  (\(record.errors.count) error\(record.errors.count == 1 ? "" : "s"))"),
             ])
         }
         print(table.rendered())

@@ -28,7 +28,7 @@ struct ResolveCommand: ParsableCommand {
         do { resolution = try resolver.resolve(resource, languages: languages) } catch { throw UserError("\(error)") }
         guard let resolution else {
             let tried = (try? resolver.candidates(for: resource, languages: languages).map(\.relative.string)) ?? []
-            throw NegativeAnswer(description: "no \(resource) in \(record.path) (tried \(tried.joined(separator: ", ")))")
+            throw NegativeAnswer(description: "no \(resource) in \(record.key) (tried \(tried.joined(separator: ", ")))")
         }
         print(resolution.path.string)
     }

@@ -49,7 +49,7 @@ struct ShowCommand: ParsableCommand {
 
     static func describe(_ record: BundleRecord, languages: [LanguageTag]) -> String {
         var lines: [(String, String)] = [
-            ("Path", (record.archive ?? record.path).string),
+            ("Path", (record.archive ?? record.key).string),
             ("Display name", record.displayName(for: languages)),
         ]
         if let member = record.member { lines.append(("Member", member.string)) }

@@ -5,10 +5,13 @@ public import SystemCalls
 /// inspector produces it, the catalogue stores it whole and gives it back whole. Language-dependent
 /// values (display name, localized Info values) are derived on demand.
 public struct BundleRecord: Sendable, Equatable {
-    /// Absolute path.
-    public var path: FilePath
-    /// The real name on disk: the last path component.
-    public var name: FileName { path.lastComponent }
+    /// Where the catalogue files the record: the bundle's absolute path on disk or, for a bundle
+    /// inside an archive, the archive's path joined with `member`, which names nothing on disk.
+    public var key: FilePath
+    /// The bundle's absolute path on disk; nil inside an archive, whose bundles are not files.
+    public var diskPath: FilePath? { archive == nil ? key : nil }
+    /// The real name: the key's last component.
+    public var name: FileName { key.lastComponent }
     public var packageReasons: PackageReasons = []
     public var isPackage: Bool { !packageReasons.isEmpty }
     public var isBundle = false
@@ -43,12 +46,12 @@ public struct BundleRecord: Sendable, Equatable {
     /// InfoPlist.strings tables by lproj name; `""` is a global `Resources/InfoPlist.strings`.
     /// A file that exists but could not be read is present with no entries.
     public var infoPlistStrings: [FileName: [String: String]] = [:]
-    /// Absolute path of the executable, when it exists.
+    /// The executable, when it exists: an absolute path, or a key inside an archive as `key` is.
     public var executable: FilePath?
     /// What the executable's headers say, and in a dSYM its DWARF files': one entry per Mach-O
     /// slice or ELF file (rule 24), in the order read.
     public var binaries: [BinarySlice] = []
-    /// Absolute path of the icon file rule 21 finds (`.icns`, `.tiff`, `.png`), when it exists.
+    /// The icon file rule 21 finds (`.icns`, `.tiff`, `.png`), when it exists, spelled as `executable` is.
     public var icon: FilePath?
     public var documentTypes: [DocumentType] = []
     public var typeDeclarations: [TypeDeclaration] = []
@@ -59,14 +62,13 @@ public struct BundleRecord: Sendable, Equatable {
     public var errors: [String] = []
     public var warnings: [String] = []
     /// For a bundle inside an archive (rule 26): the archive's absolute path, and the bundle's
-    /// path inside it. `path` is then the archive's path joined with `member`, a key rather than
-    /// a path on disk.
+    /// path inside it (`key` joins them).
     public var archive: FilePath?
     public var member: FilePath?
     /// The files and directories this record was read from, to notice later changes cheaply.
     public var stamps: [FileStamp] = []
 
-    public init(path: FilePath) { self.path = path }
+    public init(key: FilePath) { self.key = key }
 
     public var infoDictionary: InfoDictionary { InfoDictionary(info) }
     public var identifier: String? { infoDictionary.identifier }

@@ -32,7 +32,7 @@ enum BundleRow {
 
     /// `path` comes first: the update statement finds the row by it.
     static let columns: [Column] = [
-        Column("path", write: { $1.bind($2, $0.record.path.string) }, read: { $2.path = FilePath($0[$1] as String) }),
+        Column("path", write: { $1.bind($2, $0.record.key.string) }, read: { $2.key = FilePath($0[$1] as String) }),
         Column("name", write: { $1.bind($2, $0.record.name.string) }),
         Column("identifier", write: { $1.bind($2, $0.info.identifier) }),
         Column("kind", write: { $1.bind($2, $0.record.kind.rawValue) }, read: { $2.kind = BundleKind(rawValue: $0[$1]) }),
@@ -135,7 +135,7 @@ enum BundleRow {
 
     /// The record of a row of `selectList`, with its strings tables and problems from the child tables.
     static func record(from row: Row, strings: [FileName: [String: String]], problems: [(severity: String, message: String)]) -> BundleRecord {
-        var record = BundleRecord(path: .here)
+        var record = BundleRecord(key: .here)
         record.infoPlistStrings = strings
         for (index, column) in columns.enumerated() { column.read?(row, index + 1, &record) }
         record.errors = problems.filter { $0.severity == "error" }.map(\.message)

@@ -17,7 +17,7 @@ public enum RecordCoding {
     public static func encode(_ record: BundleRecord) -> [UInt8] {
         var fields: [String: PlistValue] = [
             "v": .integer(version),
-            "path": .string(record.path.string),
+            "path": .string(record.key.string),
             "reasons": .string(record.packageReasons.names.joined(separator: ",")),
             "bundle": .bool(record.isBundle),
             "kind": .string(record.kind.rawValue),
@@ -60,7 +60,7 @@ public enum RecordCoding {
         func text(_ key: String) -> String? { fields[key]?.string }
         func path(_ key: String) -> FilePath? { text(key).map { FilePath($0) } }
         func strings(_ key: String) -> [String] { fields[key]?.array?.compactMap(\.string) ?? [] }
-        var record = BundleRecord(path: FilePath(recordPath))
+        var record = BundleRecord(key: FilePath(recordPath))
         record.kind = BundleKind(rawValue: kind)
         record.packageReasons = PackageReasons(names: (text("reasons") ?? "").split(separator: ",").map(String.init))
         record.isBundle = fields["bundle"] == .bool(true)

@@ -144,7 +144,7 @@ public final class PublishedCatalogue {
             var sentPaths = Set<FilePath>()
             try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
                 try catalogue.forEachBundleChunk { chunk in
-                    for bundle in chunk where sentPaths.insert(bundle.record.path).inserted {
+                    for bundle in chunk where sentPaths.insert(bundle.record.key).inserted {
                         PublishedRows.append(bundle.record, host: host, to: &rows, binaries: &binaries)
                     }
                     try connection.flush(&rows)
@@ -161,7 +161,7 @@ public final class PublishedCatalogue {
     /// written anew. Sending the same batch twice leaves the same rows.
     public func sendChanges(host: String, batch: OutboxBatch) throws {
         try transaction(host: host) {
-            let paths = (batch.present.map(\.path) + batch.removed).map { Hex.string(PublishedRows.key($0)) }
+            let paths = (batch.present.map(\.key) + batch.removed).map { Hex.string(PublishedRows.key($0)) }
             try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1 AND path IN (SELECT decode(unnest($2::text[]), 'hex'))",
                                    [host, "{" + paths.joined(separator: ",") + "}"])
             var binaries = PublishedRows.Binaries()

@@ -23,10 +23,10 @@ enum PublishedRows {
     }
 
     static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, binaries: inout Binaries) {
-        let key = key(record.path)
+        let key = key(record.key)
         let identifier = record.identifier
         rows.append([
-            .text(host), .bytes(key), .text(record.path.string), identifier.map { .text($0) } ?? .null,
+            .text(host), .bytes(key), .text(record.key.string), identifier.map { .text($0) } ?? .null,
             identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind.rawValue), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),

@@ -72,7 +72,7 @@ public enum ScanEvent: Sendable {
     /// The bundle a bundle event is about.
     public var bundlePath: FilePath? {
         switch self {
-        case let .bundle(record): record.path
+        case let .bundle(record): record.key
         case let .bundleRemoved(path): path
         case .directory, .archive, .archivesListed: nil
         }

@@ -94,7 +94,7 @@ extension Watcher {
         for event in events {
             switch event {
             case let .directory(row): rows[row.path] = row
-            case let .bundle(record): records[record.path] = record
+            case let .bundle(record): records[record.key] = record
             case .bundleRemoved, .archive, .archivesListed: break
             }
         }
@@ -144,14 +144,14 @@ extension Watcher {
         }
         // The bundles around the changed directories: their records may depend on what changed
         // (an InfoPlist.strings edited, an lproj added). Re-read those not re-read already.
-        let reread = Set(changes.events.compactMap { if case let .bundle(record) = $0 { record.path } else { nil } })
+        let reread = Set(changes.events.compactMap { if case let .bundle(record) = $0 { record.key } else { nil } })
         var seen = Set<DirectoryTree.Node>()
         let around = enclosing.filter { tree.isAttached($0) && !reread.contains($0.path) && seen.insert($0).inserted }
         if !around.isEmpty {
             let (events, _) = scan(around.map(start(for:)), root: root, shallow: true)
             absorbRegistrations()
             changes.events += events.filter { if case .directory = $0 { false } else { true } }
-            let found = Set(events.compactMap { if case let .bundle(record) = $0 { record.path } else { nil } })
+            let found = Set(events.compactMap { if case let .bundle(record) = $0 { record.key } else { nil } })
             for node in around where !found.contains(node.path) && (try? FileStatus.of(node.path)) != nil {
                 changes.events.append(.bundleRemoved(path: node.path))
                 changes.applicationsTouched = changes.applicationsTouched || node.isApplication
@@ -200,8 +200,8 @@ extension Watcher {
         for event in changes.events {
             switch event {
             case let .bundle(record):
-                pendingUpdate.bundles.insert(record.path)
-                pendingUpdate.unwritten[record.path] = .some(record)
+                pendingUpdate.bundles.insert(record.key)
+                pendingUpdate.unwritten[record.key] = .some(record)
             case let .bundleRemoved(path):
                 pendingUpdate.bundles.insert(path)
                 pendingUpdate.unwritten[path] = .some(nil)
@@ -218,7 +218,7 @@ extension Watcher {
         for event in events {
             switch event {
             case let .bundle(record):
-                guard let node = tree.node(at: record.path) else { continue }
+                guard let node = tree.node(at: record.key) else { continue }
                 if record.isApplication || node.isApplication { applicationsTouched = true }
                 node.bundle = BundleStructure(record: record)
                 node.isApplication = record.isApplication

@@ -69,7 +69,7 @@ enum WatchBench {
             default:
                 let previous = index - 1
                 let path = tree.path("Group\(0)/Latency\(previous).app")
-                let created = (try? catalogue.bundles(matching: BundleQuery(identifier: "com.example.latency\(previous)")).first?.record.path.string) ?? path
+                let created = (try? catalogue.bundles(matching: BundleQuery(identifier: "com.example.latency\(previous)")).first?.record.key.string) ?? path
                 start = Timing.now()
                 removeTree(created)
                 try waitUntil(timeout: 30) { (try? catalogue.bundle(atPath: created)) == nil }

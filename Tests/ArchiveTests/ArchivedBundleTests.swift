@@ -51,7 +51,7 @@ import TestSupport
         let base = FilePath("/base")
         func moved(_ path: FilePath?) -> FilePath? { path.flatMap { $0.relative(to: root) }.map { base.appending($0) } }
         var copy = record
-        copy.path = moved(record.path) ?? record.path
+        copy.key = moved(record.key) ?? record.key
         copy.executable = moved(record.executable)
         copy.icon = moved(record.icon)
         for index in copy.documentTypes.indices { copy.documentTypes[index].iconPath = moved(record.documentTypes[index].iconPath) }
@@ -71,7 +71,7 @@ import TestSupport
         let catalogue = try Catalogue(path: temporary.appending("loose.sqlite"), mode: .readWrite)
         _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
         let loose = try catalogue.bundles(matching: BundleQuery()).map { comparable($0.record, root: FilePath(tree.root)) }
-        #expect(loose.count >= 7, "\(loose.map(\.path))")
+        #expect(loose.count >= 7, "\(loose.map(\.key))")
 
         let archives = temporary.appending("archives")
         try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
@@ -85,11 +85,11 @@ import TestSupport
             let path = FilePath(Paths.join(archives, name))
             let result = inspector.inspect(archive: path) { try root.open(FilePath(name), flags: Descriptor.readOnly) }
             #expect(result.error == nil, "\(name): \(result.error ?? "")")
-            #expect(result.records.allSatisfy { $0.archive == path && $0.member.map { path.appending($0) } == $0.path }, "\(name)")
-            let archived = result.records.map { comparable($0, root: path) }.sorted { $0.path < $1.path }
-            #expect(archived.map(\.path) == loose.map(\.path).sorted(), "\(name)")
-            for (a, b) in zip(archived, loose.sorted { $0.path < $1.path }) {
-                #expect(a == b, "\(name): \(a.path) differs:\narchived \(a)\nloose    \(b)")
+            #expect(result.records.allSatisfy { $0.archive == path && $0.member.map { path.appending($0) } == $0.key }, "\(name)")
+            let archived = result.records.map { comparable($0, root: path) }.sorted { $0.key < $1.key }
+            #expect(archived.map(\.key) == loose.map(\.key).sorted(), "\(name)")
+            for (a, b) in zip(archived, loose.sorted { $0.key < $1.key }) {
+                #expect(a == b, "\(name): \(a.key) differs:\narchived \(a)\nloose    \(b)")
             }
         }
     }

@@ -38,7 +38,7 @@ struct CorpusTests {
         #expect(chess.documentTypes.first?.extensions == ["chess"])
         // It lists chess documents but not as packages, so it claims nothing.
         #expect(chess.documentTypes.first?.isPackage == false)
-        #expect(ClaimResolver.claims(of: [.init(path: chess.path, documentTypes: chess.documentTypes, typeDeclarations: [])]).isEmpty)
+        #expect(ClaimResolver.claims(of: [.init(path: chess.key, documentTypes: chess.documentTypes, typeDeclarations: [])]).isEmpty)
         #expect(chess.displayName(for: [LanguageTag("de")!]) == "Chess")
     }
 

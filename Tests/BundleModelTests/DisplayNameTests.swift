@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct DisplayNameTests {
     func record(_ path: String, info: [String: PlistValue], strings: [FileName: [String: String]], localizations: [String]) -> BundleRecord {
-        var record = BundleRecord(path: FilePath(path))
+        var record = BundleRecord(key: FilePath(path))
         record.isBundle = true
         record.info = info
         record.infoPlistStrings = strings

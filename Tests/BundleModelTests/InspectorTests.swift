@@ -388,7 +388,7 @@ func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = [])
         #expect(record.documentTypes.first?.extensions == ["pkgdoc"])
         #expect(record.documentTypes.first?.isPackage == true)
         #expect(record.typeDeclarations.first?.extensions == ["bdoc"])
-        let claims = ClaimResolver.claims(of: [.init(path: record.path, documentTypes: record.documentTypes, typeDeclarations: record.typeDeclarations)])
+        let claims = ClaimResolver.claims(of: [.init(path: record.key, documentTypes: record.documentTypes, typeDeclarations: record.typeDeclarations)])
         #expect(claims.map(\.ext) == ["bdoc", "pkgdoc"])
     }
 }

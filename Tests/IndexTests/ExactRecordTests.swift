@@ -22,7 +22,7 @@ private let nfd = "Re\u{301}sume\u{301}"
             fixture.tree.text("Shared/\(name)/Notes/readme.txt", "x")
         }
         try fixture.index()
-        let both = try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.path)
+        let both = try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.key)
         #expect(Set(both) == [FilePath(fixture.tree.path("Shared/\(nfc)/Writer.app")), FilePath(fixture.tree.path("Shared/\(nfd)/Writer.app"))])
 
         fixture.tree.remove("Shared/\(deleted)")
@@ -31,7 +31,7 @@ private let nfd = "Re\u{301}sume\u{301}"
         #expect(try fixture.dump() == fixture.freshDump())
         // Compared as names: as Strings the two are equal (canonical equivalence).
         let kept = FileName(deleted) == FileName(nfc) ? nfd : nfc
-        #expect(try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.path) == [FilePath(fixture.tree.path("Shared/\(kept)/Writer.app"))])
+        #expect(try fixture.catalogue.bundles(matching: BundleQuery()).map(\.record.key) == [FilePath(fixture.tree.path("Shared/\(kept)/Writer.app"))])
     }
 
     /// Twin archives: removing one leaves the other's bundles, and the removed one's go.

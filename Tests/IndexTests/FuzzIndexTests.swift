@@ -29,8 +29,8 @@ import SystemCalls
         #expect(clock.now - start < .seconds(60))
         let bundles = try fixture.catalogue.bundles(matching: BundleQuery(under: FilePath(fixture.tree.path("Bundles"))))
         #expect(bundles.count == count)
-        for bundle in bundles where unparsable.contains(bundle.record.path) {
-            #expect(bundle.record.errors.contains { $0.hasPrefix("Contents/Info.plist") }, "\(bundle.record.path): \(bundle.record.errors)")
+        for bundle in bundles where unparsable.contains(bundle.record.key) {
+            #expect(bundle.record.errors.contains { $0.hasPrefix("Contents/Info.plist") }, "\(bundle.record.key): \(bundle.record.errors)")
         }
         #expect(unparsable.count > 100 && unparsable.count < count, "the mutations should break some files, not all")
     }
@@ -56,10 +56,10 @@ import SystemCalls
         var withErrors = 0
         for bundle in bundles {
             let record = bundle.record
-            let result = try #require(expected[record.path])
-            #expect(record.binaries == result.slices, "\(record.path)")
+            let result = try #require(expected[record.key])
+            #expect(record.binaries == result.slices, "\(record.key)")
             for error in result.errors {
-                #expect(record.errors.contains { $0.hasSuffix(error) }, "\(record.path): \(error) not among \(record.errors)")
+                #expect(record.errors.contains { $0.hasSuffix(error) }, "\(record.key): \(error) not among \(record.errors)")
             }
             if !result.errors.isEmpty { withErrors += 1 }
         }

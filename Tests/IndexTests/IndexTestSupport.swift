@@ -32,7 +32,7 @@ final class IndexFixture: @unchecked Sendable {
     func dump() throws -> CatalogueDump { try CatalogueDump(catalogue) }
 
     func paths() throws -> [String] {
-        try catalogue.bundles(matching: BundleQuery()).map { relative($0.record.path.string) }
+        try catalogue.bundles(matching: BundleQuery()).map { relative($0.record.key.string) }
     }
 
     func relative(_ path: String) -> String { String(path.dropFirst(tree.root.count + 1)) }

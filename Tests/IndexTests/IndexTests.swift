@@ -190,7 +190,7 @@ import TestSupport
         let record = try #require(try fixture.catalogue.bundles(matching: BundleQuery(identifier: "com.example.cafe")).first).record
         #expect(record.name == FileName(latin1Name))
         #expect(record.name.bytes == Array("Caf".utf8) + [0xE9] + Array(".app".utf8))
-        #expect((try? FileStatus.of(record.path)) != nil)
+        #expect((try? FileStatus.of(record.key)) != nil)
     }
 }
 
@@ -200,7 +200,7 @@ struct CorpusIndexTests {
         let fixture = try IndexFixture()
         let summary = try fixture.index(Corpus.tree!)
         let bundles = try fixture.catalogue.bundles(matching: BundleQuery())
-        #expect(bundles.map { $0.record.path.relative(to: FilePath(Corpus.tree!))?.string } == [
+        #expect(bundles.map { $0.record.key.relative(to: FilePath(Corpus.tree!))?.string } == [
             "Applications/Affiche.app", "Applications/Chess.app", "Applications/SystemPreferences.app",
             "Applications/Terminal.app", "Library/Frameworks/Pantomime.framework",
         ])

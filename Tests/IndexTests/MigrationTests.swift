@@ -72,7 +72,7 @@ import TestSupport
         #expect(slices.map(\.uuid) == ["1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB", "00112233445566778899aabbccddeeff"])
         #expect(slices.map(\.uuidKey) == ["1b4e28ba2fa111d2883fb9a761bde3fb", "00112233445566778899aabbccddeeff"])
         let found = try catalogue.bundles(matching: BundleQuery(uuidKey: BinarySlice.uuidKey("1B4E28BA-2FA1-11D2-883F-B9A761BDE3FB")))
-        #expect(found.map(\.record.path) == ["/old/Chess.app"])
+        #expect(found.map(\.record.key) == ["/old/Chess.app"])
     }
 }
 
@@ -92,8 +92,8 @@ import TestSupport
         #expect(chunks.map(\.count) == [100, 50])
         let chunked = chunks.flatMap { $0 }
         #expect(Set(chunked.map(\.id)).count == 150)
-        let byPath = Dictionary(uniqueKeysWithValues: whole.map { ($0.record.path, $0.record) })
-        for bundle in chunked { #expect(bundle.record == byPath[bundle.record.path], "\(bundle.record.path)") }
+        let byPath = Dictionary(uniqueKeysWithValues: whole.map { ($0.record.key, $0.record) })
+        for bundle in chunked { #expect(bundle.record == byPath[bundle.record.key], "\(bundle.record.key)") }
         #expect(chunked.contains { !$0.record.errors.isEmpty }, "a problem row came with its bundle")
     }
 }

@@ -24,13 +24,13 @@ struct RecordCodingTests {
         #expect(records.count > 24)
         #expect(records.contains { !$0.binaries.isEmpty } && records.contains { !$0.infoPlistStrings.isEmpty })
         for record in records {
-            #expect(try RecordCoding.decode(RecordCoding.encode(record)) == record, "\(record.path)")
+            #expect(try RecordCoding.decode(RecordCoding.encode(record)) == record, "\(record.key)")
         }
     }
 
     /// Names are bytes: InfoPlist.strings of `Français.lproj` in NFC and in NFD are two tables.
     @Test func twinLocalizationsStayTwo() throws {
-        var record = BundleRecord(path: "/Applications/Re\u{301}sume\u{301}.app")
+        var record = BundleRecord(key: "/Applications/Re\u{301}sume\u{301}.app")
         record.infoPlistStrings = [FileName("Fran\u{E7}ais"): ["CFBundleName": "NFC"], FileName("Franc\u{327}ais"): ["CFBundleName": "NFD"]]
         #expect(record.infoPlistStrings.count == 2)
         #expect(try RecordCoding.decode(RecordCoding.encode(record)) == record)
@@ -38,7 +38,7 @@ struct RecordCodingTests {
 
     /// A few thousand mutations of real records: each decodes to a record or throws.
     @Test func mutatedRecordsNeverCrash() throws {
-        var record = BundleRecord(path: "/Applications/Chess.app")
+        var record = BundleRecord(key: "/Applications/Chess.app")
         record.kind = "application"
         record.info = ["CFBundleIdentifier": .string("org.example.chess"), "CFBundleVersion": .string("1.0")]
         record.binaries = [BinarySlice(file: "Contents/MacOS/Chess", format: .machO, arch: "arm64", fileType: "execute")]

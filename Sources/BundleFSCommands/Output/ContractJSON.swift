@@ -9,7 +9,7 @@ enum ContractJSON {
     static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false, archiveError: String? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             // Inside an archive, `path` is the archive's (a real path); `member` says where in it.
-            ("path", .string((record.archive ?? record.path).string)),
+            ("path", .string((record.archive ?? record.key).string)),
             ("identifier", .optional(record.identifier)),
             ("kind", .string(record.kind.rawValue)),
             ("isPackage", .bool(record.isPackage)),
@@ -28,14 +28,14 @@ enum ContractJSON {
             ("layout", .optional(record.layout?.rawValue)),
             ("infoFile", .optional(record.infoFile?.string)),
             ("numericVersion", .integer(Int64(record.numericVersion))),
-            ("binaries", .array(record.binaries.map { binary(record.path.appending($0.file), $0) })),
+            ("binaries", .array(record.binaries.map { binary(record.key.appending($0.file), $0) })),
             ("archive", .optional(record.archive?.string)),
             ("member", .optional(record.member?.string)),
             ("archiveError", .optional(archiveError)),
         ]
-        if FileNameCoding.hasEscapes(record.path.string) {
+        if FileNameCoding.hasEscapes(record.key.string) {
             // The name is not UTF-8: give the exact bytes as well.
-            members.append(("pathBytes", .string(Base64.encode(record.path.bytes))))
+            members.append(("pathBytes", .string(Base64.encode(record.key.bytes))))
         }
         guard detailed else { return .object(members) }
         members += [

@@ -24,7 +24,7 @@ public enum DebugSymbols {
     /// The slices of these bundles that have the UUID `key`, dSYMs first, then by path.
     public static func matches(key: String, in bundles: [BundleRecord]) -> [Match] {
         sorted(bundles.flatMap { record in
-            record.binaries.filter { $0.uuidKey == key }.map { Match(bundle: record.path, isDSYM: isDSYM(record), slice: $0) }
+            record.binaries.filter { $0.uuidKey == key }.map { Match(bundle: record.key, isDSYM: isDSYM(record), slice: $0) }
         })
     }
 

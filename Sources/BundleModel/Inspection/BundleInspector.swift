@@ -52,7 +52,7 @@ struct Inspection {
 
     func inspect(_ directory: DirectoryContext) -> BundleRecord? {
         let ext = directory.name.lowercasedExtension
-        var record = BundleRecord(path: directory.path)
+        var record = BundleRecord(key: directory.path)
         readFinderInfo(directory, into: &record)
         if settings.rules.isPackageExtension(ext) { record.packageReasons.insert(.extension) }
         if settings.rules.isSystemTypeExtension(ext) { record.packageReasons.insert(.systemType) }
@@ -340,7 +340,7 @@ struct Inspection {
             guard let entry = entries?.first(where: { $0.name == name }) else { continue }
             let relative = directory.appending(name)
             if entry.type == .regular || (entry.type == .symlink && root.status(bundle.appending(relative))?.type == .regular) {
-                record.executable = record.path.appending(relative)
+                record.executable = record.key.appending(relative)
                 return
             }
         }

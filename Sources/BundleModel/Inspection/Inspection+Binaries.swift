@@ -8,7 +8,7 @@ extension Inspection {
 
     func readBinaries(bundle: FilePath, into record: inout BundleRecord) {
         guard settings.readsBinaries else { return }
-        if let executable = record.executable, let relative = executable.relative(to: record.path) {
+        if let executable = record.executable, let relative = executable.relative(to: record.key) {
             readBinary(relative, bundle: bundle, isDWARF: false, into: &record)
         }
         guard record.lowercasedExtension == "dsym" else { return }

@@ -12,7 +12,7 @@ extension Inspection {
         case let .resource(key, names):
             for name in names {
                 if let found = resolveResource(name, bundle: bundle, record: record, resources: resources) {
-                    record.icon = record.path.appending(found)
+                    record.icon = record.key.appending(found)
                     return
                 }
             }
@@ -29,7 +29,7 @@ extension Inspection {
             let names = FileName(file).lowercasedExtension == nil ? [file + ".icns", file] : [file]
             for name in names {
                 guard let found = resolveResource(name, bundle: bundle, record: record, resources: resources) else { continue }
-                record.documentTypes[index].iconPath = record.path.appending(found)
+                record.documentTypes[index].iconPath = record.key.appending(found)
                 break
             }
         }
@@ -62,7 +62,7 @@ extension Inspection {
             if pixels > best?.pixels ?? 0 { best = (file, pixels) }
         }
         if let best {
-            record.icon = record.path.appending(best.file)
+            record.icon = record.key.appending(best.file)
         } else if names != ["Icon.png"] {
             record.warnings.append("none of the icon files \(names.joined(separator: ", ")) is among the bundle's resources")
         }

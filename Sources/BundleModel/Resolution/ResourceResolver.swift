@@ -26,10 +26,10 @@ public struct ResourceResolver: Sendable {
 
     /// Without `scope`, lookups follow links anywhere in the file system.
     public init(record: BundleRecord, within scope: ScanRoot? = nil) throws {
-        guard record.isBundle, record.resourcesDirectory != nil else { throw Problem.notABundle(record.path.string) }
+        guard record.isBundle, record.resourcesDirectory != nil else { throw Problem.notABundle(record.key.string) }
         self.record = record
         self.scope = try scope ?? ScanRoot.fileSystemRoot()
-        guard let bundle = self.scope.relative(record.path) else { throw Problem.notABundle(record.path.string) }
+        guard let path = record.diskPath, let bundle = self.scope.relative(path) else { throw Problem.notABundle(record.key.string) }
         self.bundle = bundle
     }
 
@@ -67,7 +67,7 @@ public struct ResourceResolver: Sendable {
     public func resolve(_ resourcePath: String, languages: [LanguageTag]) throws(Problem) -> Resolution? {
         for (relative, localization) in try candidates(for: resourcePath, languages: languages) {
             guard let status = scope.status(bundle.appending(relative)), status.type == .regular || status.type == .directory else { continue }
-            return Resolution(path: record.path.appending(relative), localization: localization)
+            return Resolution(path: record.key.appending(relative), localization: localization)
         }
         return nil
     }

@@ -31,22 +31,22 @@ extension ViewFileSystem {
         case (.byID, _), (.byUUID, _):
             return Self.searchOnlyForOthers
         case let (.info, .bundle(key)):
-            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
+            guard let record = views.record(forView: key), let path = record.diskPath, let owner = statuses.status(of: path) else { return noAccess }
             var files = record.infoFile.map { [$0] } ?? []
             if let strings = record.chosenInfoPlistStringsFile(for: packages.languages) { files.append(strings) }
-            let sources = files.flatMap { within(record.path, $0, need: .read, statuses) }
+            let sources = files.flatMap { within(path, $0, need: .read, statuses) }
             return Access.derived(owner: owner, isDirectory: false, from: sources)
         case let (.icon, .bundle(key)):
             // Made from the icon file alone, which may lie in another bundle (a claimed document's).
-            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path),
+            guard let record = views.record(forView: key), let path = record.diskPath, let owner = statuses.status(of: path),
                   let icon = record.icon, let relative = source.relative(icon)
             else { return noAccess }
             return Access.derived(owner: owner, isDirectory: false, from: within(source.path, relative, need: .read, statuses))
         case let (.resources, .resources(key, subpath)):
-            guard let record = views.record(forView: key), let owner = statuses.status(of: record.path) else { return noAccess }
+            guard let record = views.record(forView: key), let path = record.diskPath, let owner = statuses.status(of: path) else { return noAccess }
             let directories = record.searchLevels(for: packages.languages).map { $0.directory.appending(subpath) }
-            let existing = directories.filter { statuses.status(of: record.path.appending($0)) != nil }
-            let sources = existing.flatMap { within(record.path, $0, need: .list, statuses) }
+            let existing = directories.filter { statuses.status(of: path.appending($0)) != nil }
+            let sources = existing.flatMap { within(path, $0, need: .list, statuses) }
             return Access.derived(owner: owner, isDirectory: true, from: sources)
         case let (.uuidView, .uuid(key)), let (.uuidInfo, .uuid(key)):
             // Names the dSYM and the executable: no more than their bundles and files allow.

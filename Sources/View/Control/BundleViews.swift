@@ -140,7 +140,7 @@ struct BundleViews: Sendable {
     /// Every resource name under `subpath`, lproj level removed: the union of the global
     /// directory and the chosen localizations' ones, each name once, those that resolve.
     func resourceNames(forView key: BundleViewKey, subpath: FilePath) -> [(name: FileName, resource: Resource)] {
-        guard let record = record(forView: key), let bundle = source.relative(record.path) else { return [] }
+        guard let record = record(forView: key), let path = record.diskPath, let bundle = source.relative(path) else { return [] }
         var names = Set<FileName>()
         for level in record.searchLevels(for: packages.languages) {
             // At a resources directory's global level, lprojs are not resources.

@@ -65,8 +65,8 @@ final class RecordCache: Sendable {
     /// names its bundle again.
     func store(_ record: BundleRecord) {
         state.withLock { state in
-            state.icons.remove(record.path)
-            for evicted in state.records.store(Cached(record: record), for: record.path, weight: 1) { state.icons.remove(evicted.key) }
+            state.icons.remove(record.key)
+            for evicted in state.records.store(Cached(record: record), for: record.key, weight: 1) { state.icons.remove(evicted.key) }
         }
     }
 

@@ -84,7 +84,7 @@ final class ViewUpdater: Sendable {
         // What a turn read but could not write (a fault) comes with the update; the rest is read
         // from the catalogue.
         let written = paths.filter { update.unwritten[$0] == nil }
-        var current = Dictionary(try catalogue.bundles(atPaths: written).map { ($0.record.path, $0.record) }, uniquingKeysWith: { $1 })
+        var current = Dictionary(try catalogue.bundles(atPaths: written).map { ($0.record.key, $0.record) }, uniquingKeysWith: { $1 })
         for (path, record) in update.unwritten { current[path] = record }
         for path in paths {
             let before = fs.packages.entry(at: path)

@@ -65,7 +65,7 @@ final class PackageIndex: Sendable {
     }
 
     func entry(for record: BundleRecord) -> Entry {
-        Entry(path: record.path, isPackage: record.isPackage, isBundle: record.isBundle, identifier: record.identifier,
+        Entry(path: record.key, isPackage: record.isPackage, isBundle: record.isBundle, identifier: record.identifier,
               kind: record.kind, version: record.version, shortVersion: record.shortVersion,
               displayName: record.displayName(for: languages), finderFlags: record.finderFlags, archive: record.archive)
     }
