@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "PaxTarTests", dependencies: ["Fixtures", "PaxTar", "SystemCalls", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "Indexer", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",

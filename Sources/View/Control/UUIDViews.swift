@@ -1,19 +1,30 @@
 import BundleModel
 import Catalogue
+import CompactStorage
 import Synchronization
 import SystemCalls
 
 /// `.bundlefs/by-uuid` (SPEC.md, "Executables and debug symbols"): a directory per catalogued
 /// Mach-O UUID or ELF build-id under SOURCE, holding `dSYM` (the DWARF file), `executable` and the
-/// `Info.plist` that `bundlefs symbols` prints. Answered from the catalogue's index on each
-/// question, so it is as live as the catalogue; nothing here follows a path out of SOURCE.
+/// `Info.plist` that `bundlefs symbols` prints. Answered from the catalogue's index, once per
+/// UUID between two updates: what a question read is kept until the update stream says the
+/// catalogue changed (`invalidate`), so that a lookup, its attributes and a read of the same UUID
+/// agree, and `ls -l` of 30,000 UUIDs is one query, not 60,000. Nothing here follows a path out of
+/// SOURCE.
 final class UUIDViews: Sendable {
     let source: ScanRoot
     let catalogue: Catalogue
-    /// Per UUID key, the bundles and the directories of the files its view is made from: what a
-    /// UUID directory's attributes need (`access`). Kept from the last listing until an update
-    /// names any bundle, so that `ls -l` of 30,000 UUIDs is not 60,000 queries.
-    private let accessSources = Mutex<[String: [(bundle: FilePath, directory: FilePath)]]?>(nil)
+    private let kept = Mutex(Kept())
+
+    /// What was read from the catalogue since the last update.
+    private struct Kept {
+        /// Every UUID's matches, from the last listing's one query.
+        var all: [String: [DebugSymbols.Match]]?
+        /// UUIDs asked for one at a time, unknown ones too (as no matches), within a bound.
+        var asked = BoundedCache<String, [DebugSymbols.Match]>(limit: 4_096, keeping: 3_072)
+        /// Counts updates, so that an answer read while one came is not kept past it.
+        var generation = 0
+    }
 
     init(source: ScanRoot, catalogue: Catalogue) {
         self.source = source
@@ -26,23 +37,22 @@ final class UUIDViews: Sendable {
 
     /// Every UUID under SOURCE with its matches, by key, from one query: what a listing shows.
     func allMatches() -> [String: [DebugSymbols.Match]] {
+        let (all, generation) = kept.withLock { ($0.all, $0.generation) }
+        if let all { return all }
         let matches = (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:]
-        accessSources.withLock { $0 = matches.mapValues { $0.map(Self.accessSource) } }
+        kept.withLock { if $0.generation == generation { $0.all = matches } }
         return matches
     }
 
     /// What a UUID's view is made from, for its attributes; empty for an unknown UUID.
     func accessSources(_ key: String) -> [(bundle: FilePath, directory: FilePath)] {
-        if let kept = accessSources.withLock({ $0 }) { return kept[key] ?? [] }
-        return matches(key).map(Self.accessSource)
-    }
-
-    private static func accessSource(_ match: DebugSymbols.Match) -> (bundle: FilePath, directory: FilePath) {
-        (match.bundle, match.slice.file.parent)
+        matches(key).map { ($0.bundle, $0.slice.file.parent) }
     }
 
     /// After an update: what was kept may have changed.
-    func invalidate() { accessSources.withLock { $0 = nil } }
+    func invalidate() {
+        kept.withLock { $0 = Kept(generation: $0.generation + 1) }
+    }
 
     /// The key a name stands for: only the spelling the listing shows (`DebugSymbols.spelling`),
     /// and only a known UUID. `known` are matches a listing already read.
@@ -53,7 +63,14 @@ final class UUIDViews: Sendable {
 
     /// The slices with this UUID in bundles under SOURCE, dSYMs first.
     func matches(_ key: String) -> [DebugSymbols.Match] {
-        (try? catalogue.symbolMatches(uuidKey: key, under: source.path)) ?? []
+        let (known, generation) = kept.withLock { kept -> ([DebugSymbols.Match]?, Int) in
+            if let all = kept.all { return (all[key] ?? [], kept.generation) }
+            return (kept.asked.value(for: key), kept.generation)
+        }
+        if let known { return known }
+        let matches = (try? catalogue.symbolMatches(uuidKey: key, under: source.path)) ?? []
+        kept.withLock { if $0.generation == generation { $0.asked.store(matches, for: key, weight: 1) } }
+        return matches
     }
 
     func infoBytes(_ key: String) -> [UInt8]? {
