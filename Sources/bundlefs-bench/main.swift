@@ -30,6 +30,8 @@ struct Settings {
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish]"
+
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -45,7 +47,10 @@ struct Settings {
             case "--skip-million": million = false
             case "--skip-publish": publish = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
-            default: fatalError("unknown argument \(argument); use --bundles N --runs N --lookups N --changes N --output DIR --binary PATH --skip-index --skip-watch --skip-view --skip-million --skip-publish")
+            case "--help", "-h": print(Self.usage); exit(0)
+            default:
+                FileHandle.standardError.write(Data("bundlefs-bench: unknown argument \(argument)\n\(Self.usage)\n".utf8))
+                exit(2)
             }
         }
         output = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
