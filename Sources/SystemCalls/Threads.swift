@@ -78,7 +78,7 @@ public enum Threads {
     public static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
 }
 
-private final class ThreadBody: @unchecked Sendable {
+private final class ThreadBody: Sendable {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
