@@ -3,12 +3,14 @@ import Catalogue
 import Indexer
 import Records
 import Scanner
+import Synchronization
 import SystemCalls
 
 /// Collects a scan's events in memory, to be written with the rest of a batch.
-final class CollectingSink: ScanSink, @unchecked Sendable {
-    var events: [ScanEvent] = []
-    func receive(_ events: [ScanEvent]) { self.events += events }
+final class CollectingSink: ScanSink, Sendable {
+    private let collected = Mutex<[ScanEvent]>([])
+    var events: [ScanEvent] { collected.withLock { $0 } }
+    func receive(_ events: [ScanEvent]) { collected.withLock { $0 += events } }
 }
 
 extension Watcher {
