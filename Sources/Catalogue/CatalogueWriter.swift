@@ -30,7 +30,8 @@ public struct CatalogueWriter {
     /// The directories whose archives were read again or removed in this transaction.
     public let archivesChanged = ArchivesChanged()
 
-    public final class ArchivesChanged: @unchecked Sendable {
+    /// A box the writer's non-mutating methods fill, within one transaction on its thread: not Sendable.
+    public final class ArchivesChanged {
         public internal(set) var directories: Set<FilePath> = []
     }
 

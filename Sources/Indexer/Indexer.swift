@@ -3,6 +3,7 @@ public import Catalogue
 public import Records
 public import Scanner
 public import SystemCalls
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -132,16 +133,16 @@ public struct Indexer: Sendable {
 }
 
 /// Writes scan batches into the catalogue as they arrive; remembers the first failure.
-final class CatalogueSink: ScanSink, @unchecked Sendable {
+final class CatalogueSink: ScanSink, Sendable {
     let catalogue: Catalogue
-    private var failure: (any Error)?
+    private let failure = Mutex<(any Error)?>(nil)
 
     init(catalogue: Catalogue) { self.catalogue = catalogue }
 
     func receive(_ events: [ScanEvent]) {
-        guard failure == nil else { return }
-        do { try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) } catch { failure = error }
+        guard failure.withLock({ $0 == nil }) else { return }
+        do { try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) } catch { failure.withLock { $0 = error } }
     }
 
-    func check() throws { if let failure { throw failure } }
+    func check() throws { if let failure = failure.withLock({ $0 }) { throw failure } }
 }

@@ -1,4 +1,5 @@
 import SystemCalls
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,9 +60,8 @@ extension TarLayout {
 
 /// Where the tar's file data comes from: keeps a few files open for sequential reads, each checked
 /// against the layout when opened and after every read.
-public final class TarFileSource: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var open: [(path: FilePath, descriptor: Descriptor)] = []
+public final class TarFileSource: Sendable {
+    private let open = Mutex<[(path: FilePath, descriptor: Descriptor)]>([])
 
     public init() {}
 
@@ -80,7 +80,7 @@ public final class TarFileSource: @unchecked Sendable {
     }
 
     private func descriptor(_ path: FilePath, _ member: TarLayout.Member) throws(TarReadError) -> Descriptor {
-        let result: Result<Descriptor, TarReadError> = lock.withLock {
+        let result: Result<Descriptor, TarReadError> = self.open.withLock { open in
             if let index = open.firstIndex(where: { $0.path == path }) { return .success(open[index].descriptor) }
             let opened: Descriptor
             do {

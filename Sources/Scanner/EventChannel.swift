@@ -3,6 +3,9 @@ import SystemCalls
 
 /// The scanner's threads append events here in the order the catalogue needs; the sink's batches
 /// leave from here. Bounded: producers wait while the consumer is `capacity` events behind.
+/// Unchecked: its vars are touched only inside `lock.withLock`. Producers and the consumer wait on
+/// the lock's condition, which `Mutex` cannot, once per event of the scan's hot path, where
+/// `ConditionMutex`'s generic, closure-taking calls from another module would cost.
 final class EventChannel: @unchecked Sendable {
     private let lock = ConditionLock()
     private var buffer: [ScanEvent] = []

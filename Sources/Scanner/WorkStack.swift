@@ -3,6 +3,8 @@ import SystemCalls
 /// The scanner's shared to-do list: last in, first out, so the walk stays depth-first and the
 /// list stays short. `pop` waits while others may still add work, and returns nil once every
 /// thread is idle and nothing is left.
+/// Unchecked: its vars are touched only inside `lock.withLock`. `pop` waits on the lock's condition,
+/// which `Mutex` cannot, once per directory of the scan's hot path (see `EventChannel`).
 final class WorkStack<Task: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     private var tasks: [Task] = []

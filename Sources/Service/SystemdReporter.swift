@@ -6,13 +6,16 @@ import SystemCalls
 /// (with EXTEND_TIMEOUT_USEC, so a long first index is not a hung start), READY=1 once the
 /// catalogue is current and the view mounted, counts every 10 s afterwards, STOPPING=1 on the way
 /// out, and WATCHDOG=1 at the rate systemd asks for. Silent when not started by systemd.
-final class SystemdReporter: @unchecked Sendable {
+final class SystemdReporter: Sendable {
     let notifier: SystemdNotifier?
     let watchdogInterval: Double?
     let logger: Logger
-    private let lock = ConditionLock()
-    private var isReady = false
-    private var finished = false
+    private let phase = ConditionMutex(Phase())
+
+    private struct Phase: Sendable {
+        var isReady = false
+        var finished = false
+    }
 
     init(environment: [String: String], logger: Logger) {
         notifier = SystemdNotifier(environment: environment)
@@ -24,9 +27,9 @@ final class SystemdReporter: @unchecked Sendable {
     func reporting<T>(progress: @escaping @Sendable () -> String, _ body: () throws -> T) throws -> T {
         let thread = try Threads.start(stackSize: 512 << 10) { [self] in report(progress) }
         defer {
-            lock.withLock {
-                finished = true
-                lock.broadcast()
+            phase.withLock {
+                $0.finished = true
+                phase.broadcast()
             }
             Threads.join(thread)
         }
@@ -34,7 +37,7 @@ final class SystemdReporter: @unchecked Sendable {
     }
 
     func ready(_ status: String) {
-        lock.withLock { isReady = true }
+        phase.withLock { $0.isReady = true }
         notifier?.send(["READY=1", "STATUS=" + status])
         logger.info("\(status)")
     }
@@ -48,7 +51,7 @@ final class SystemdReporter: @unchecked Sendable {
         var nextStatusAt = 0.0
         var nextPingAt = 0.0
         while true {
-            let (ready, done) = lock.withLock { (isReady, finished) }
+            let (ready, done) = phase.withLock { ($0.isReady, $0.finished) }
             if done { return }
             let now = Clocks.monotonicSeconds()
             if now >= nextStatusAt {
@@ -65,7 +68,7 @@ final class SystemdReporter: @unchecked Sendable {
                 nextPingAt = now + watchdogInterval
             }
             let wake = min(nextStatusAt, watchdogInterval == nil ? nextStatusAt : nextPingAt)
-            lock.withLock { if !finished { _ = lock.wait(seconds: max(0.01, wake - Clocks.monotonicSeconds())) } }
+            phase.withLock(when: \.finished, timeout: max(0.01, wake - Clocks.monotonicSeconds())) { _ in }
         }
     }
 }

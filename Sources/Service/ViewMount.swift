@@ -25,19 +25,26 @@ public struct MountSettings: Sendable {
 /// The view part of a `Daemon` (`mount`, `serve`): the watcher keeping the catalogue current on a
 /// thread of its own, and the view mounted on top once the first index is done, fed the watcher's
 /// updates in order. `run` returns once stopped or the file system was unmounted from outside.
-final class ViewMount: @unchecked Sendable {
+final class ViewMount: Sendable {
     let source: FilePath
     let mountPoint: FilePath
     let catalogue: Catalogue
     let settings: MountSettings
     let logger: Logger
     let watcher: Watcher
-    private let lock = ConditionLock()
-    private var stopRequested = false
-    private var session: ViewSession?
-    private var watcherState: WatcherState = .starting
+    private let state = ConditionMutex(State())
 
-    private enum WatcherState {
+    private struct State: Sendable {
+        var stopRequested = false
+        var session: ViewSession?
+        var watcherState: WatcherState = .starting
+
+        var isWaitingForWatcher: Bool {
+            if case .starting = watcherState { !stopRequested } else { false }
+        }
+    }
+
+    private enum WatcherState: Sendable {
         case starting, ready, finished
         case failed(any Error)
     }
@@ -66,50 +73,47 @@ final class ViewMount: @unchecked Sendable {
             Threads.join(watcherThread)
         }
         // The view shows what the catalogue knows: mount once the first index is complete.
-        let state: WatcherState = lock.withLock {
-            while case .starting = watcherState, !stopRequested { lock.wait() }
-            return watcherState
-        }
-        if case let .failed(error) = state { throw error }
-        if lock.withLock({ stopRequested }) { return }
+        let watcherState = state.withLock(when: { !$0.isWaitingForWatcher }) { $0.watcherState }
+        if case let .failed(error) = watcherState { throw error }
+        if state.withLock({ $0.stopRequested }) { return }
 
         let session = try view.mount(at: mountPoint, allowOther: settings.allowOther)
         defer { session.unmount() }
-        let stopNow = lock.withLock { () -> Bool in
-            self.session = session
-            return stopRequested
+        let stopNow = state.withLock { state -> Bool in
+            state.session = session
+            return state.stopRequested
         }
         if stopNow { return }
         logger.info("mounted \(source) on \(mountPoint)")
         ready()
         let loopResult = session.run(threads: settings.threads)
-        let requested = lock.withLock { () -> Bool in
-            self.session = nil
-            return stopRequested
+        let requested = state.withLock { state -> Bool in
+            state.session = nil
+            return state.stopRequested
         }
         logger.info("unmounting \(mountPoint)\(requested ? "" : " (the FUSE loop ended by itself: \(loopResult))")")
-        if case let .failed(error) = lock.withLock({ watcherState }) { throw error }
+        if case let .failed(error) = state.withLock({ $0.watcherState }) { throw error }
     }
 
     private func runWatcher(_ view: FinderView) {
         do {
             try watcher.run(ready: {
                 do { try view.load() } catch { logger.error("reading the catalogue: \(error)") }
-                lock.withLock {
-                    watcherState = .ready
-                    lock.broadcast()
+                state.withLock {
+                    $0.watcherState = .ready
+                    state.broadcast()
                 }
             })
-            lock.withLock {
-                if case .starting = watcherState { watcherState = .finished }
-                lock.broadcast()
+            state.withLock {
+                if case .starting = $0.watcherState { $0.watcherState = .finished }
+                state.broadcast()
             }
         } catch {
             logger.error("the watcher stopped: \(error)")
-            let session = lock.withLock { () -> ViewSession? in
-                watcherState = .failed(error)
-                lock.broadcast()
-                return self.session
+            let session = state.withLock { state -> ViewSession? in
+                state.watcherState = .failed(error)
+                self.state.broadcast()
+                return state.session
             }
             session?.stop()
         }
@@ -117,10 +121,10 @@ final class ViewMount: @unchecked Sendable {
 
     /// Unmounts and returns from `run` (from a signal-handling thread).
     func stop() {
-        let session = lock.withLock { () -> ViewSession? in
-            stopRequested = true
-            lock.broadcast()
-            return self.session
+        let session = state.withLock { state -> ViewSession? in
+            state.stopRequested = true
+            self.state.broadcast()
+            return state.session
         }
         watcher.stop()
         session?.stop()

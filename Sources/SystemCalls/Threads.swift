@@ -5,6 +5,7 @@ public import Glibc
 /// A mutex with a condition variable, for the few places that must wait for work (Swift's
 /// `Mutex` has no condition). Timed waits run on the monotonic clock: a wall clock set back by
 /// an hour (NTP, a user) must not turn a 20 ms wait into an hour.
+/// Unchecked: it is the lock; the pthread mutex and condition behind its pointers are shared by design.
 public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -50,6 +51,43 @@ public final class ConditionLock: @unchecked Sendable {
     public func broadcast() { pthread_cond_broadcast(condition) }
 }
 
+/// State reached only under a lock, with waits for a condition on it: what `Mutex` is, plus the
+/// condition variable it lacks, so that classes which wait for one another keep only `let`s and
+/// are checked `Sendable`. A wait re-reads the state through its predicate each time it wakes
+/// and holds no access to the state while asleep: an `inout` held across the sleep would let the
+/// compiler keep values in registers that other threads change meanwhile.
+public final class ConditionMutex<State: Sendable>: @unchecked Sendable { // `state` is only reached under `lock`
+    private let lock = ConditionLock()
+    private var state: State
+
+    public init(_ state: State) { self.state = state }
+
+    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&state) }
+    }
+
+    /// Waits until `ready(state)` holds (or, with a timeout, at most `seconds`), then runs `body`
+    /// under the same hold of the lock.
+    public func withLock<R>(when ready: (State) -> Bool, timeout seconds: Double? = nil, _ body: (inout State) throws -> R) rethrows -> R {
+        try lock.withLock {
+            if let seconds {
+                let deadline = Clocks.monotonicSeconds() + seconds
+                while !ready(state) {
+                    let remaining = deadline - Clocks.monotonicSeconds()
+                    guard remaining > 0, lock.wait(seconds: remaining) else { break }
+                }
+            } else {
+                while !ready(state) { lock.wait() }
+            }
+            return try body(&state)
+        }
+    }
+
+    /// Wakes one waiting thread, or all, to test its predicate again (after the state changed).
+    public func signal() { lock.signal() }
+    public func broadcast() { lock.broadcast() }
+}
+
 /// Runs `body(index)` on `count` new threads with the given stack size and waits for all.
 public enum Threads {
     public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
@@ -78,7 +116,7 @@ public enum Threads {
     public static func join(_ thread: pthread_t) { pthread_join(thread, nil) }
 }
 
-private final class ThreadBody: @unchecked Sendable {
+private final class ThreadBody: Sendable {
     let run: @Sendable () -> Void
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

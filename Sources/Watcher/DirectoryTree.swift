@@ -13,44 +13,38 @@ import SystemCalls
 /// Used from one thread (the watcher's) only.
 final class DirectoryTree {
     /// A directory of the tree: a handle that stays valid until its subtree is removed (a slot
-    /// reused for another directory has another generation).
-    struct Node: Hashable {
+    /// reused for another directory has another generation). Only an index: what it names is
+    /// read and written through the tree (`name(of:)`, `[bundle: node]`, ...).
+    struct Node: Hashable, Sendable {
         fileprivate let id: UInt32
         fileprivate let generation: UInt32
-        fileprivate unowned(unsafe) let tree: DirectoryTree
+    }
 
-        static func == (left: Node, right: Node) -> Bool { left.id == right.id && left.generation == right.generation }
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(id)
-            hasher.combine(generation)
+    /// Its name in its parent; a root's is its whole path.
+    func name(of node: Node) -> FileName { names.name(slot(node)?.name ?? .empty) }
+    func parent(of node: Node) -> Node? { slot(node).flatMap { handle($0.parent) } }
+    func watch(of node: Node) -> Int32? { slot(node).flatMap { $0.watch < 0 ? nil : $0.watch } }
+    func child(of node: Node, named name: FileName) -> Node? { childID(of: node.id, named: name).flatMap(handle) }
+
+    /// The catalogued bundle's structure when this directory is a catalogued bundle or package.
+    subscript(bundle node: Node) -> BundleStructure? {
+        get { slot(node).flatMap { $0.structure == 0 ? nil : structures[Int($0.structure - 1)] } }
+        set {
+            guard slot(node) != nil else { return }
+            slots[Int(node.id - 1)].structure = newValue.map(intern) ?? 0
         }
+    }
 
-        /// Its name in its parent; a root's is its whole path.
-        var name: FileName { tree.names.name(tree.slot(self)?.name ?? .empty) }
-        var parent: Node? { tree.slot(self).flatMap { tree.handle($0.parent) } }
-        var path: FilePath { tree.path(of: self) }
-        var watch: Int32? { tree.slot(self).flatMap { $0.watch < 0 ? nil : $0.watch } }
-        func child(_ name: FileName) -> Node? { tree.child(of: id, named: name).flatMap(tree.handle) }
-        /// The children with their names (made on each call).
-        var children: [(name: FileName, node: Node)] { tree.children(of: self) }
+    /// A catalogued application (its claims count for everyone, rule 14).
+    subscript(isApplication node: Node) -> Bool {
+        get { slot(node)?.isApplication ?? false }
+        set { update(node) { $0.isApplication = newValue } }
+    }
 
-        /// The catalogued bundle's structure when this directory is a catalogued bundle or package.
-        var bundle: BundleStructure? {
-            get { tree.slot(self).flatMap { $0.structure == 0 ? nil : tree.structures[Int($0.structure - 1)] } }
-            nonmutating set { tree.update(self) { $0.structure = newValue.map(tree.intern) ?? 0 } }
-        }
-
-        /// A catalogued application (its claims count for everyone, rule 14).
-        var isApplication: Bool {
-            get { tree.slot(self)?.isApplication ?? false }
-            nonmutating set { tree.update(self) { $0.isApplication = newValue } }
-        }
-
-        /// From the last listing of its parent or itself; 0 when not known.
-        var inode: UInt64 {
-            get { tree.slot(self)?.inode ?? 0 }
-            nonmutating set { tree.update(self) { $0.inode = newValue } }
-        }
+    /// From the last listing of its parent or itself; 0 when not known.
+    subscript(inode node: Node) -> UInt64 {
+        get { slot(node)?.inode ?? 0 }
+        set { update(node) { $0.inode = newValue } }
     }
 
     private struct Slot {
@@ -96,7 +90,7 @@ final class DirectoryTree {
         guard let relative = path.relative(to: rootPath), !relative.isEmpty else { return root }
         var id = root.id
         for name in relative.components {
-            if let child = child(of: id, named: name) {
+            if let child = childID(of: id, named: name) {
                 id = child
             } else if create {
                 id = self.create(name: name, parent: id)
@@ -120,12 +114,12 @@ final class DirectoryTree {
         return roots.values.contains { $0.id == id }
     }
 
-    static func depth(_ node: Node) -> Int {
+    func depth(of node: Node) -> Int {
         var depth = 0
-        var current = node.parent
+        var current = parent(of: node)
         while let next = current {
             depth += 1
-            current = next.parent
+            current = parent(of: next)
         }
         return depth
     }
@@ -183,7 +177,7 @@ final class DirectoryTree {
     func move(_ node: Node, to parent: Node, name: FileName) -> [Int32] {
         guard slot(node) != nil, slot(parent) != nil else { return [] }
         var dropped: [Int32] = []
-        if let existing = child(of: parent.id, named: name), existing != node.id, let handle = handle(existing) { dropped = remove(handle) }
+        if let existing = childID(of: parent.id, named: name), existing != node.id, let handle = handle(existing) { dropped = remove(handle) }
         if slots[Int(node.id - 1)].parent != 0 { unlink(node.id) }
         names.free(slots[Int(node.id - 1)].name)
         slots[Int(node.id - 1)].name = names.store(name)
@@ -195,12 +189,12 @@ final class DirectoryTree {
     /// The nearest catalogued bundle at or above a node, and the node's path relative to it.
     func enclosingBundle(of node: Node, includingItself: Bool) -> (node: Node, relative: [FileName])? {
         var relative: [FileName] = []
-        var current: Node? = includingItself ? node : node.parent
-        if !includingItself { relative.append(node.name) }
+        var current: Node? = includingItself ? node : parent(of: node)
+        if !includingItself { relative.append(name(of: node)) }
         while let candidate = current {
-            if candidate.bundle != nil { return (candidate, relative.reversed()) }
-            relative.append(candidate.name)
-            current = candidate.parent
+            if self[bundle: candidate] != nil { return (candidate, relative.reversed()) }
+            relative.append(name(of: candidate))
+            current = parent(of: candidate)
         }
         return nil
     }
@@ -225,7 +219,7 @@ final class DirectoryTree {
 
     private func handle(_ id: UInt32) -> Node? {
         guard id != 0, slots[Int(id - 1)].live else { return nil }
-        return Node(id: id, generation: slots[Int(id - 1)].generation, tree: self)
+        return Node(id: id, generation: slots[Int(id - 1)].generation)
     }
 
     private func slot(_ node: Node) -> Slot? {
@@ -284,7 +278,7 @@ final class DirectoryTree {
         slots[Int(id - 1)].nextSibling = 0
     }
 
-    private func child(of parent: UInt32, named name: FileName) -> UInt32? {
+    private func childID(of parent: UInt32, named name: FileName) -> UInt32? {
         var string = name.string
         let hash = string.withUTF8 { NameArena.childHash(parent: parent, name: UnsafeRawBufferPointer($0)) }
         return childIndex.find(hash: hash) { [self] id in
@@ -293,7 +287,8 @@ final class DirectoryTree {
         }
     }
 
-    private func children(of node: Node) -> [(name: FileName, node: Node)] {
+    /// The children with their names (made on each call).
+    func children(of node: Node) -> [(name: FileName, node: Node)] {
         guard let slot = slot(node) else { return [] }
         var result: [(name: FileName, node: Node)] = []
         var child = slot.firstChild
@@ -304,7 +299,7 @@ final class DirectoryTree {
         return result
     }
 
-    private func path(of node: Node) -> FilePath {
+    func path(of node: Node) -> FilePath {
         var components: [NameArena.Slice] = []
         var id = node.id
         while id != 0 {

@@ -8,17 +8,22 @@ import Glibc
 /// queue (16,384 events by default) overflows only when the whole process is stopped. When more
 /// than `limit` events pile up unprocessed, they are dropped and an overflow is reported instead:
 /// a rescan recovers from either.
-final class EventReader: @unchecked Sendable {
+final class EventReader: Sendable {
     private let inotify: Inotify
     private let wake: WakePipe
-    private let lock = ConditionLock()
-    private var queued: [InotifyEvent] = []
-    private var stopped = false
-    private var overflowed = false
-    private var thread: pthread_t?
+    private let queue = ConditionMutex(Queue())
     private let limit: Int
     /// Events read since the start, for the status row (read by the watcher's thread).
     private let counted = Atomic<Int>(0)
+
+    private struct Queue: Sendable {
+        var events: [InotifyEvent] = []
+        var stopped = false
+        var overflowed = false
+        /// Set by `wakeConsumer`, so that a `take` returns even though no event came.
+        var woken = false
+        var thread: pthread_t?
+    }
 
     /// Fails when the process has no descriptors left for the wake-up pipe.
     init(inotify: Inotify, limit: Int) throws {
@@ -30,23 +35,24 @@ final class EventReader: @unchecked Sendable {
     var total: Int { counted.load(ordering: .relaxed) }
 
     func start() throws(SystemError) {
-        thread = try Threads.start(stackSize: 512 << 10) { [self] in run() }
+        let thread = try Threads.start(stackSize: 512 << 10) { [self] in run() }
+        queue.withLock { $0.thread = thread }
     }
 
     private func run() {
         while true {
             let ready = inotify.waitForEvents(orWakeUp: wake)
-            if lock.withLock({ stopped }) { return }
+            if queue.withLock({ $0.stopped }) { return }
             guard ready, let events = try? inotify.readEvents() else { continue }
             counted.add(events.count, ordering: .relaxed)
-            lock.withLock {
-                if queued.count + events.count > limit {
-                    queued.removeAll()
-                    overflowed = true
+            queue.withLock { queued in
+                if queued.events.count + events.count > limit {
+                    queued.events.removeAll()
+                    queued.overflowed = true
                 } else {
-                    queued += events
+                    queued.events += events
                 }
-                lock.broadcast()
+                queue.broadcast()
             }
         }
     }
@@ -54,27 +60,34 @@ final class EventReader: @unchecked Sendable {
     /// The events read so far, waiting up to `seconds` for the first one. An internal overflow
     /// comes back as the kernel's IN_Q_OVERFLOW event.
     func take(waitingUpTo seconds: Double) -> [InotifyEvent] {
-        lock.withLock {
-            if queued.isEmpty && !overflowed && !stopped && seconds > 0 { lock.wait(seconds: seconds) }
-            var events = queued
-            queued.removeAll(keepingCapacity: true)
-            if overflowed {
-                overflowed = false
+        queue.withLock(when: { !$0.events.isEmpty || $0.overflowed || $0.stopped || $0.woken }, timeout: seconds) { queued in
+            queued.woken = false
+            var events = queued.events
+            queued.events.removeAll(keepingCapacity: true)
+            if queued.overflowed {
+                queued.overflowed = false
                 events.append(InotifyEvent(watch: -1, mask: .queueOverflow, cookie: 0, name: nil))
             }
             return events
         }
     }
 
-    var pending: Int { lock.withLock { queued.count } }
+    var pending: Int { queue.withLock { $0.events.count } }
 
-    /// Wakes a consumer waiting in `take` (to notice a stop or a rescan request).
-    func wakeConsumer() { lock.withLock { lock.broadcast() } }
+    /// Wakes a consumer waiting in `take`, or makes its next `take` return at once (to notice a
+    /// stop or a rescan request even when it comes just before the wait).
+    func wakeConsumer() {
+        queue.withLock {
+            $0.woken = true
+            queue.broadcast()
+        }
+    }
 
     func stop() {
-        lock.withLock {
-            stopped = true
-            lock.broadcast()
+        let thread = queue.withLock { queued -> pthread_t? in
+            queued.stopped = true
+            queue.broadcast()
+            return queued.thread
         }
         wake.wake()
         if let thread { Threads.join(thread) }

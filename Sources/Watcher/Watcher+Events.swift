@@ -44,23 +44,23 @@ extension Watcher {
                 // deletion or move is reported to its parent too.
                 if event.mask.contains(.attrib) {
                     mark(node)
-                    if let parent = node.parent { pendingUpdate.touch(parent.path, name: node.name) }
+                    if let parent = tree.parent(of: node) { pendingUpdate.touch(tree.path(of: parent), name: tree.name(of: node)) }
                 }
                 continue
             }
             mark(node)
-            pendingUpdate.touch(node.path, name: name)
-            if name.hasPrefix("._"), let sibling = node.child(name.dropping(prefixBytes: 2)) { mark(sibling) }
-            if event.mask.contains([.attrib, .isDirectory]), let child = node.child(name) { mark(child) }
+            pendingUpdate.touch(tree.path(of: node), name: name)
+            if name.hasPrefix("._"), let sibling = tree.child(of: node, named: name.dropping(prefixBytes: 2)) { mark(sibling) }
+            if event.mask.contains([.attrib, .isDirectory]), let child = tree.child(of: node, named: name) { mark(child) }
             if event.mask.contains([.movedFrom, .isDirectory]) {
                 moves[event.cookie] = (node, name)
             } else if event.mask.contains([.movedTo, .isDirectory]),
-                      let from = moves.removeValue(forKey: event.cookie), let moved = from.parent.child(from.name) {
+                      let from = moves.removeValue(forKey: event.cookie), let moved = tree.child(of: from.parent, named: from.name) {
                 // A rename within the tree: re-link the subtree and move its rows, instead of
                 // forgetting and rescanning it. Its own name may change what it is: re-read it.
-                let fromPath = moved.path
+                let fromPath = tree.path(of: moved)
                 installer.remove(tree.move(moved, to: node, name: name))
-                changes.renames.append((fromPath, moved.path))
+                changes.renames.append((fromPath, tree.path(of: moved)))
                 mark(from.parent)
                 mark(moved)
             }
@@ -69,7 +69,7 @@ extension Watcher {
         // no longer lists it. An unpaired IN_MOVED_TO moved one in: its new parent lists it.
         installer.forget(forgotten)
         for root in roots {
-            let nodes = marked.filter { tree.isAttached($0) && $0.path.isWithin(root) }
+            let nodes = marked.filter { tree.isAttached($0) && tree.path(of: $0).isWithin(root) }
             if !nodes.isEmpty { try reconcile(nodes, root: root, known: KnownTree(), into: &changes) }
         }
         if writing { try write(changes) } else { stage(changes) }
@@ -85,7 +85,7 @@ extension Watcher {
     /// and bundle records, subdirectories that appeared (scanned whole, watched first) or went
     /// (removed whole), and the bundles around them, whose records may depend on what changed.
     func reconcile(_ nodes: [DirectoryTree.Node], root: FilePath, known: KnownTree, into changes: inout BatchChanges) throws {
-        let nodes = nodes.sorted { DirectoryTree.depth($0) < DirectoryTree.depth($1) }
+        let nodes = nodes.sorted { tree.depth(of: $0) < tree.depth(of: $1) }
         let (events, result) = scan(nodes.map(start(for:)), root: root, shallow: true, known: known)
         absorbRegistrations()
         changes.events += events
@@ -102,27 +102,27 @@ extension Watcher {
         var newStarts: [ScanStart] = []
         var enclosing: [DirectoryTree.Node] = []
         for node in nodes where tree.isAttached(node) {
-            let path = node.path
+            let path = tree.path(of: node)
             if let row = rows[path] {
-                if node.inode != 0 && row.inode != node.inode && node.parent != nil {
+                if tree[inode: node] != 0 && row.inode != tree[inode: node] && tree.parent(of: node) != nil {
                     // Replaced by another directory of the same name: forget the old one whole.
                     let start = start(for: node)
                     removeSubtree(node, into: &changes)
                     newStarts.append(start)
                     continue
                 }
-                node.inode = row.inode
+                tree[inode: node] = row.inode
                 // A directory whose catalogued bundle no longer reads as one (it still exists).
-                if node.bundle != nil && records[path] == nil && !start(for: node).isStructural {
+                if tree[bundle: node] != nil && records[path] == nil && !start(for: node).isStructural {
                     changes.events.append(.bundleRemoved(path: path))
-                    changes.applicationsTouched = changes.applicationsTouched || node.isApplication
+                    changes.applicationsTouched = changes.applicationsTouched || tree[isApplication: node]
                 }
             }
             guard rows[path] != nil || known.directory(at: path) != nil else { continue } // gone: its parent settles it
             let onDisk = Dictionary((childStarts[path] ?? []).map { ($0.path.lastComponent, $0) }, uniquingKeysWith: { $1 })
-            for (name, child) in node.children {
+            for (name, child) in tree.children(of: node) {
                 if let start = onDisk[name] {
-                    if start.inode != 0 && child.inode != 0 && start.inode != child.inode {
+                    if start.inode != 0 && tree[inode: child] != 0 && start.inode != tree[inode: child] {
                         removeSubtree(child, into: &changes)
                         newStarts.append(start)
                     }
@@ -130,7 +130,7 @@ extension Watcher {
                     removeSubtree(child, into: &changes)
                 }
             }
-            for (name, start) in onDisk where node.child(name) == nil && !newStarts.contains(where: { $0.path == start.path }) {
+            for (name, start) in onDisk where tree.child(of: node, named: name) == nil && !newStarts.contains(where: { $0.path == start.path }) {
                 newStarts.append(start)
             }
             if let around = tree.enclosingBundle(of: node, includingItself: false)?.node { enclosing.append(around) }
@@ -146,22 +146,24 @@ extension Watcher {
         // (an InfoPlist.strings edited, an lproj added). Re-read those not re-read already.
         let reread = Set(changes.events.compactMap { if case let .bundle(record) = $0 { record.key } else { nil } })
         var seen = Set<DirectoryTree.Node>()
-        let around = enclosing.filter { tree.isAttached($0) && !reread.contains($0.path) && seen.insert($0).inserted }
+        let around = enclosing.filter { tree.isAttached($0) && !reread.contains(tree.path(of: $0)) && seen.insert($0).inserted }
         if !around.isEmpty {
             let (events, _) = scan(around.map(start(for:)), root: root, shallow: true)
             absorbRegistrations()
             changes.events += events.filter { if case .directory = $0 { false } else { true } }
             let found = Set(events.compactMap { if case let .bundle(record) = $0 { record.key } else { nil } })
-            for node in around where !found.contains(node.path) && (try? FileStatus.of(node.path)) != nil {
-                changes.events.append(.bundleRemoved(path: node.path))
-                changes.applicationsTouched = changes.applicationsTouched || node.isApplication
+            for node in around {
+                let path = tree.path(of: node)
+                guard !found.contains(path) && (try? FileStatus.of(path)) != nil else { continue }
+                changes.events.append(.bundleRemoved(path: path))
+                changes.applicationsTouched = changes.applicationsTouched || tree[isApplication: node]
             }
         }
     }
 
     func removeSubtree(_ node: DirectoryTree.Node, into changes: inout BatchChanges) {
-        changes.removals.append(node.path)
-        if tree.nodes(under: node).contains(where: \.isApplication) { changes.applicationsTouched = true }
+        changes.removals.append(tree.path(of: node))
+        if tree.nodes(under: node).contains(where: { tree[isApplication: $0] }) { changes.applicationsTouched = true }
         installer.remove(tree.remove(node))
     }
 
@@ -219,16 +221,16 @@ extension Watcher {
             switch event {
             case let .bundle(record):
                 guard let node = tree.node(at: record.key) else { continue }
-                if record.isApplication || node.isApplication { applicationsTouched = true }
-                node.bundle = BundleStructure(record: record)
-                node.isApplication = record.isApplication
+                if record.isApplication || tree[isApplication: node] { applicationsTouched = true }
+                tree[bundle: node] = BundleStructure(record: record)
+                tree[isApplication: node] = record.isApplication
             case let .bundleRemoved(path):
                 guard let node = tree.node(at: path) else { continue }
-                if node.isApplication { applicationsTouched = true }
-                node.bundle = nil
-                node.isApplication = false
+                if tree[isApplication: node] { applicationsTouched = true }
+                tree[bundle: node] = nil
+                tree[isApplication: node] = false
             case let .directory(row):
-                tree.node(at: row.path)?.inode = row.inode
+                if let node = tree.node(at: row.path) { tree[inode: node] = row.inode }
             case .archive, .archivesListed:
                 break
             }

@@ -3,12 +3,14 @@ import Catalogue
 import Indexer
 import Records
 import Scanner
+import Synchronization
 import SystemCalls
 
 /// Collects a scan's events in memory, to be written with the rest of a batch.
-final class CollectingSink: ScanSink, @unchecked Sendable {
-    var events: [ScanEvent] = []
-    func receive(_ events: [ScanEvent]) { self.events += events }
+final class CollectingSink: ScanSink, Sendable {
+    private let collected = Mutex<[ScanEvent]>([])
+    var events: [ScanEvent] { collected.withLock { $0 } }
+    func receive(_ events: [ScanEvent]) { collected.withLock { $0 += events } }
 }
 
 extension Watcher {
@@ -61,7 +63,7 @@ extension Watcher {
         var dropped: [Int32] = []
         if let old = tree.roots[root] {
             for node in tree.nodes(under: old) {
-                if let watch = node.watch { previousWatches[node.path] = watch }
+                if let watch = tree.watch(of: node) { previousWatches[tree.path(of: node)] = watch }
             }
             dropped = tree.remove(old)
         }
@@ -69,7 +71,7 @@ extension Watcher {
         var kept = Set<Int32>()
         try catalogue.forEachDirectory(under: root) { path, inode in
             guard let node = tree.node(at: path, create: true) else { return }
-            node.inode = inode
+            tree[inode: node] = inode
             if let watch = previousWatches[path] {
                 tree.setWatch(watch, for: node)
                 kept.insert(watch)
@@ -83,7 +85,9 @@ extension Watcher {
             tree.setWatch(watch, for: node)
             kept.insert(watch)
         }
-        try catalogue.forEachBundleStructure(under: root) { path, structure in tree.node(at: path)?.bundle = structure }
+        try catalogue.forEachBundleStructure(under: root) { path, structure in
+            if let node = tree.node(at: path) { tree[bundle: node] = structure }
+        }
         installer.remove(dropped.filter { !kept.contains($0) })
         installer.settle { tree.node(forWatch: $0) != nil }
     }
@@ -93,7 +97,7 @@ extension Watcher {
     /// are held only while that chunk is checked).
     func verifyBundles(root: FilePath) throws {
         guard let rootNode = tree.roots[root], let scanRoot = scanRoots[root] else { return }
-        let bundles = tree.nodes(under: rootNode).filter { $0.bundle != nil }
+        let bundles = tree.nodes(under: rootNode).filter { tree[bundle: $0] != nil }
         var options = scanOptions
         options.shallow = true
         options.watchDirectory = nil
@@ -114,13 +118,13 @@ extension Watcher {
     /// Where a scan of this directory starts: the bundle around it, whether it is part of that
     /// bundle's structure, whether an AppleDouble file sits beside it.
     func start(for node: DirectoryTree.Node) -> ScanStart {
-        let path = node.path
-        var start = ScanStart(path: path, inode: node.inode)
-        if let parent = node.parent {
-            start.hasSidecar = (try? FileStatus.of(parent.path.appending(node.name.prefixed("._")))) != nil
+        let path = tree.path(of: node)
+        var start = ScanStart(path: path, inode: tree[inode: node])
+        if let parent = tree.parent(of: node) {
+            start.hasSidecar = (try? FileStatus.of(tree.path(of: parent).appending(tree.name(of: node).prefixed("._")))) != nil
         }
-        if let (bundle, relative) = tree.enclosingBundle(of: node, includingItself: false), let structure = bundle.bundle {
-            start.enclosingBundle = bundle.path
+        if let (bundle, relative) = tree.enclosingBundle(of: node, includingItself: false), let structure = tree[bundle: bundle] {
+            start.enclosingBundle = tree.path(of: bundle)
             var current = structure
             var structural = false
             for component in relative {
@@ -163,7 +167,7 @@ extension Watcher {
             guard let rootNode = tree.roots[root] else { continue }
             var nodes: [DirectoryTree.Node] = []
             var seen = Set<DirectoryTree.Node>()
-            for node in tree.nodes(under: rootNode) where node.watch == nil {
+            for node in tree.nodes(under: rootNode) where tree.watch(of: node) == nil {
                 for candidate in [node, tree.enclosingBundle(of: node, includingItself: false)?.node].compactMap({ $0 })
                 where seen.insert(candidate).inserted {
                     nodes.append(candidate)

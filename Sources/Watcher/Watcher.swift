@@ -27,6 +27,8 @@ public enum WatchError: Error, CustomStringConvertible {
 ///
 /// Runs on the thread that calls `run()`; `stop()` and `requestRescan()` may be called from any
 /// thread (the signal thread, say).
+/// Unchecked: its vars belong to the thread in `run` (or are set before it starts); other threads
+/// reach only `stop`, `requestRescan` (atomics), `progress` and the reader (both Sendable).
 public final class Watcher: @unchecked Sendable {
     let catalogue: Catalogue
     let roots: [FilePath]

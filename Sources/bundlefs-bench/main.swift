@@ -6,6 +6,7 @@ import Fixtures
 import Foundation
 import Records
 import Scanner
+import Synchronization
 import SystemCalls
 import TestSupport
 
@@ -64,9 +65,10 @@ if CommandLine.arguments.contains("--profile-scan") {
     exit(0)
 }
 // `--profile-write TREE`: scan once into memory, then only the catalogue writes, three times.
-final class CollectingSink: ScanSink, @unchecked Sendable {
-    var batches: [[ScanEvent]] = []
-    func receive(_ events: [ScanEvent]) { batches.append(events) }
+final class CollectingSink: ScanSink, Sendable {
+    private let collected = Mutex<[[ScanEvent]]>([])
+    var batches: [[ScanEvent]] { collected.withLock { $0 } }
+    func receive(_ events: [ScanEvent]) { collected.withLock { $0.append(events) } }
 }
 if CommandLine.arguments.contains("--profile-write") {
     let sink = CollectingSink()

@@ -17,23 +17,23 @@ import Testing
         let tree = tree("/root/a/b/c")
         #expect(tree.nodeCount == 4)
         let c = try #require(tree.node(at: "/root/a/b/c"))
-        #expect(c.path == "/root/a/b/c")
-        #expect(c.name == "c")
-        #expect(c.parent?.path == "/root/a/b")
-        #expect(DirectoryTree.depth(c) == 3)
-        #expect(tree.node(at: "/root")?.name == "/root", "a root's name is its path")
+        #expect(tree.path(of: c) == "/root/a/b/c")
+        #expect(tree.name(of: c) == "c")
+        #expect(tree.parent(of: c).map(tree.path(of:)) == "/root/a/b")
+        #expect(tree.depth(of: c) == 3)
+        #expect(tree.node(at: "/root").map(tree.name(of:)) == "/root", "a root's name is its path")
         #expect(tree.node(at: "/root/a/x") == nil, "not made unless asked")
         #expect(tree.nodeCount == 4)
         #expect(tree.node(at: "/elsewhere/a", create: true) == nil, "nothing outside the roots")
         #expect(tree.node(at: "/rootless", create: true) == nil, "a root is a path, not a prefix of bytes")
-        #expect(tree.node(at: "/root/a")?.child("b") == tree.node(at: "/root/a/b"))
-        #expect(Set(try #require(tree.node(at: "/root/a/b")).children.map(\.name)) == ["c"])
+        #expect(tree.node(at: "/root/a").flatMap { tree.child(of: $0, named: "b") } == tree.node(at: "/root/a/b"))
+        #expect(Set(tree.children(of: try #require(tree.node(at: "/root/a/b"))).map(\.name)) == ["c"])
     }
 
     @Test func namesAreBytes() throws {
         let tree = tree("/root/R\u{E9}sum\u{E9}", "/root/Re\u{301}sume\u{301}")
         #expect(tree.nodeCount == 3, "the NFC and NFD spellings are two directories")
-        #expect(try #require(tree.node(at: "/root")).children.count == 2)
+        #expect(tree.children(of: try #require(tree.node(at: "/root"))).count == 2)
     }
 
     @Test func watchesMapToTheirDirectoriesBothWays() throws {
@@ -41,21 +41,21 @@ import Testing
         let a = try #require(tree.node(at: "/root/a")), b = try #require(tree.node(at: "/root/b"))
         tree.setWatch(5, for: a)
         #expect(tree.node(forWatch: 5) == a)
-        #expect(a.watch == 5)
+        #expect(tree.watch(of: a) == 5)
         #expect(tree.watchedCount == 1 && tree.unwatchedCount == 2)
 
         // The kernel gives a directory's new inode's watch a number another directory had.
         tree.setWatch(5, for: b)
         #expect(tree.node(forWatch: 5) == b)
-        #expect(a.watch == nil, "a watch covers one directory")
+        #expect(tree.watch(of: a) == nil, "a watch covers one directory")
         // A directory's watch re-added under a new number drops the old number.
         tree.setWatch(6, for: b)
         #expect(tree.node(forWatch: 5) == nil)
-        #expect(b.watch == 6)
+        #expect(tree.watch(of: b) == 6)
         #expect(tree.watchedCount == 1)
 
         tree.forgetWatch(6)
-        #expect(b.watch == nil && tree.node(forWatch: 6) == nil)
+        #expect(tree.watch(of: b) == nil && tree.node(forWatch: 6) == nil)
         #expect(tree.watchedCount == 0 && tree.unwatchedCount == 3)
     }
 
@@ -73,15 +73,15 @@ import Testing
         #expect(tree.node(forWatch: 9) == e)
         #expect(tree.watchedCount == 1 && tree.unwatchedCount == 1)
         #expect(!tree.isAttached(c))
-        #expect(c.watch == nil && c.parent == nil)
+        #expect(tree.watch(of: c) == nil && tree.parent(of: c) == nil)
 
         // The freed slots are reused; the old handles do not reach the new directories.
         let again = try #require(tree.node(at: "/root/f/g/h/i", create: true))
         #expect(tree.isAttached(again))
         #expect(!tree.isAttached(a) && !tree.isAttached(c))
         #expect(a != tree.node(at: "/root/f"))
-        a.isApplication = true
-        #expect(tree.node(at: "/root/f")?.isApplication == false, "a stale handle changes nothing")
+        tree[isApplication: a] = true
+        #expect(tree.node(at: "/root/f").map { tree[isApplication: $0] } == false, "a stale handle changes nothing")
         #expect(tree.remove(a).isEmpty)
         #expect(tree.nodeCount == 6)
     }
@@ -92,12 +92,12 @@ import Testing
         tree.setWatch(4, for: deep)
         let dest = try #require(tree.node(at: "/root/dest"))
         #expect(tree.move(old, to: dest, name: "new").isEmpty)
-        #expect(deep.path == "/root/dest/new/inner/deep")
+        #expect(tree.path(of: deep) == "/root/dest/new/inner/deep")
         #expect(tree.node(at: "/root/dest/new/inner/deep") == deep)
         #expect(tree.node(at: "/root/old") == nil && tree.node(at: "/root/old/inner") == nil)
-        #expect(tree.node(forWatch: 4)?.path == "/root/dest/new/inner/deep", "an event's watch resolves to the new path")
+        #expect(tree.node(forWatch: 4).map(tree.path(of:)) == "/root/dest/new/inner/deep", "an event's watch resolves to the new path")
         #expect(tree.nodeCount == 5)
-        #expect(try #require(tree.node(at: "/root")).children.map(\.name) == ["dest"])
+        #expect(tree.children(of: try #require(tree.node(at: "/root"))).map(\.name) == ["dest"])
     }
 
     @Test func aMoveOverAnotherDirectoryReplacesIt() throws {
@@ -116,7 +116,7 @@ import Testing
         #expect(tree.move(a, to: root, name: "c").isEmpty)
         #expect(tree.move(a, to: root, name: "c").isEmpty)
         #expect(tree.node(at: "/root/c/x") != nil && tree.node(at: "/root/b") == nil)
-        #expect(root.children.map(\.name) == ["c"])
+        #expect(tree.children(of: root).map(\.name) == ["c"])
     }
 
     @Test func bundlesAreFoundAboveANodeWithThePathBelowThem() throws {
@@ -125,22 +125,22 @@ import Testing
         let lproj = try #require(tree.node(at: "/root/Apps/Chess.app/Contents/Resources/en.lproj"))
         #expect(tree.enclosingBundle(of: lproj, includingItself: true) == nil)
         let structure = BundleStructure(infoFile: "Contents/Info.plist", resourcesDirectory: "Contents/Resources", lowercasedExtension: "app")
-        app.bundle = structure
-        app.isApplication = true
+        tree[bundle: app] = structure
+        tree[isApplication: app] = true
         let found = try #require(tree.enclosingBundle(of: lproj, includingItself: false))
         #expect(found.node == app)
         #expect(found.relative == ["Contents", "Resources", "en.lproj"])
         #expect(tree.enclosingBundle(of: app, includingItself: true)?.relative == [])
         #expect(tree.enclosingBundle(of: app, includingItself: false) == nil)
-        #expect(app.bundle == structure && app.isApplication)
-        app.bundle = nil
-        #expect(app.bundle == nil)
+        #expect(tree[bundle: app] == structure && tree[isApplication: app])
+        tree[bundle: app] = nil
+        #expect(tree[bundle: app] == nil)
     }
 
     @Test func aSubtreeIsListedParentsFirst() throws {
         let tree = tree("/root/a/b/c", "/root/a/d", "/root/a/b/e")
         let a = try #require(tree.node(at: "/root/a"))
-        let paths = tree.nodes(under: a).map(\.path)
+        let paths = tree.nodes(under: a).map(tree.path(of:))
         #expect(Set(paths) == ["/root/a", "/root/a/b", "/root/a/b/c", "/root/a/b/e", "/root/a/d"])
         for (index, path) in paths.enumerated() where path != "/root/a" {
             #expect(paths[..<index].contains(path.parent), "\(path) after its parent")
@@ -153,8 +153,8 @@ import Testing
         let long = String(repeating: "r", count: 240)
         // Each rename frees the old name: more than a megabyte freed makes the arena repack itself.
         for round in 0..<6000 { _ = tree.move(keep, to: root, name: FileName("\(round)-\(long)")) }
-        #expect(keep.name == FileName("5999-\(long)"))
-        #expect(tree.node(at: FilePath("/root/5999-\(long)/inner"))?.name == "inner")
+        #expect(tree.name(of: keep) == FileName("5999-\(long)"))
+        #expect(tree.node(at: FilePath("/root/5999-\(long)/inner")).map(tree.name(of:)) == "inner")
     }
 
     @Test func removingARootForgetsIt() throws {

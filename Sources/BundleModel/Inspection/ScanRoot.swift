@@ -145,7 +145,8 @@ extension BeneathReading {
 }
 
 /// Collects the listings an inspection made (its `Contents`, `Resources`, ...), by absolute path.
-public final class ListingRecorder: @unchecked Sendable {
+/// One per inspection, on its thread: not Sendable.
+public final class ListingRecorder {
     public struct Listed: Sendable {
         public var entries: [DirectoryEntry]
         /// fstat of the directory, taken before it was listed.

@@ -14,6 +14,9 @@ public struct MountError: Error, CustomStringConvertible {
 /// One libfuse low-level session: created with the view's operations, mounted read-only, run by
 /// one thread or several, told to stop from another thread, and the way invalidations reach the
 /// kernel.
+/// Unchecked: `handle` is libfuse's session pointer (pointers are not Sendable), whose exit, notify
+/// and loop calls libfuse takes from any thread; `mounted` is touched only by the thread that
+/// mounts and unmounts, `loopThread` and `loopFinished` only under `stopping`.
 final class FuseSession: @unchecked Sendable {
     let handle: OpaquePointer
     private var mounted = false

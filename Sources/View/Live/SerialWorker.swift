@@ -6,57 +6,59 @@ import Glibc
 /// One thread that runs queued jobs in order. The view tells the kernel what changed from here:
 /// libfuse's notify calls must never run inside a request handler or while holding a lock a
 /// handler needs, or they deadlock against the kernel waiting for that handler.
-final class SerialWorker: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var jobs: [@Sendable () -> Void] = []
-    private var running = 0
-    private var stopped = false
-    private var thread: pthread_t?
+final class SerialWorker: Sendable {
+    private let queue = ConditionMutex(Queue())
+
+    private struct Queue: Sendable {
+        var jobs: [@Sendable () -> Void] = []
+        var running = 0
+        var stopped = false
+        var thread: pthread_t?
+    }
 
     func start() throws(SystemError) {
-        thread = try Threads.start(stackSize: 1 << 20) { [self] in loop() }
+        let thread = try Threads.start(stackSize: 1 << 20) { [self] in loop() }
+        queue.withLock { $0.thread = thread }
     }
 
     func enqueue(_ job: @escaping @Sendable () -> Void) {
-        lock.withLock {
-            guard !stopped else { return }
-            jobs.append(job)
-            lock.broadcast()
+        queue.withLock {
+            guard !$0.stopped else { return }
+            $0.jobs.append(job)
+            queue.broadcast()
         }
     }
 
     /// Waits until every job queued so far has run.
     func drain() {
-        lock.withLock {
-            while !jobs.isEmpty || running > 0 { lock.wait(seconds: 0.1) }
-        }
+        queue.withLock(when: { $0.jobs.isEmpty && $0.running == 0 }) { _ in }
     }
 
     /// Runs what is queued, then ends the thread.
     func stop() {
-        lock.withLock {
-            stopped = true
-            lock.broadcast()
+        let thread = queue.withLock { queued -> pthread_t? in
+            queued.stopped = true
+            queue.broadcast()
+            defer { queued.thread = nil }
+            return queued.thread
         }
         if let thread { Threads.join(thread) }
-        thread = nil
     }
 
     private func loop() {
         while true {
-            let batch: [@Sendable () -> Void]? = lock.withLock {
-                while jobs.isEmpty && !stopped { lock.wait() }
-                if jobs.isEmpty { return nil }
-                let batch = jobs
-                jobs = []
-                running = batch.count
+            let batch: [@Sendable () -> Void]? = queue.withLock(when: { !$0.jobs.isEmpty || $0.stopped }) { queued in
+                if queued.jobs.isEmpty { return nil }
+                let batch = queued.jobs
+                queued.jobs = []
+                queued.running = batch.count
                 return batch
             }
             guard let batch else { return }
             for job in batch { job() }
-            lock.withLock {
-                running = 0
-                lock.broadcast()
+            queue.withLock {
+                $0.running = 0
+                queue.broadcast()
             }
         }
     }
