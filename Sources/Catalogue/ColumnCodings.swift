@@ -125,10 +125,14 @@ enum DocumentTypeCoding {
 enum TypeDeclarationCoding {
     static func encode(_ declarations: [TypeDeclaration]) -> String {
         JSONValue.array(declarations.map { declaration in
-            .object([
+            var members: [(String, JSONValue)] = [
                 ("identifier", .string(declaration.identifier)), ("conformsTo", .strings(declaration.conformsTo)),
                 ("extensions", .strings(declaration.extensions)), ("exported", .bool(declaration.exported)),
-            ])
+            ]
+            // Added for rule 28; absent in rows written before, and when empty.
+            if !declaration.mimeTypes.isEmpty { members.append(("mimeTypes", .strings(declaration.mimeTypes))) }
+            if let description = declaration.description { members.append(("description", .string(description))) }
+            return .object(members)
         }).serialized()
     }
 
@@ -139,6 +143,8 @@ enum TypeDeclarationCoding {
             return TypeDeclaration(
                 identifier: identifier, conformsTo: entry["conformsTo"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                mimeTypes: entry["mimeTypes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                description: entry["description"]?.stringValue,
                 exported: entry["exported"] == .bool(true))
         }
     }

@@ -60,12 +60,19 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
     public var conformsTo: [String]
     /// Lower-cased `public.filename-extension` tags.
     public var extensions: [String]
+    /// `public.mime-type` tags, as declared (rule 28).
+    public var mimeTypes: [String]
+    /// UTTypeDescription.
+    public var description: String?
     public var exported: Bool
 
-    public init(identifier: String, conformsTo: [String], extensions: [String], exported: Bool) {
+    public init(identifier: String, conformsTo: [String], extensions: [String], mimeTypes: [String] = [],
+                description: String? = nil, exported: Bool) {
         self.identifier = identifier
         self.conformsTo = conformsTo
         self.extensions = extensions
+        self.mimeTypes = mimeTypes
+        self.description = description
         self.exported = exported
     }
 
@@ -74,11 +81,13 @@ public struct TypeDeclaration: Sendable, Hashable, Codable {
         for (key, exported) in [("UTExportedTypeDeclarations", true), ("UTImportedTypeDeclarations", false)] {
             for entry in info.raw[key]?.array ?? [] {
                 guard let dictionary = entry.dictionary, let identifier = dictionary["UTTypeIdentifier"]?.string else { continue }
-                let tags = dictionary["UTTypeTagSpecification"]?.dictionary?["public.filename-extension"]?.stringList ?? []
+                let tags = dictionary["UTTypeTagSpecification"]?.dictionary
                 declarations.append(TypeDeclaration(
                     identifier: identifier,
                     conformsTo: dictionary["UTTypeConformsTo"]?.stringList ?? [],
-                    extensions: DocumentType.normalizedExtensions(tags),
+                    extensions: DocumentType.normalizedExtensions(tags?["public.filename-extension"]?.stringList ?? []),
+                    mimeTypes: (tags?["public.mime-type"]?.stringList ?? []).map(\.trimmingSpaces).filter { !$0.isEmpty },
+                    description: dictionary["UTTypeDescription"]?.string,
                     exported: exported))
             }
         }

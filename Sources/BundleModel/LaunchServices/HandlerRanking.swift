@@ -1,0 +1,139 @@
+public import SystemCalls
+
+/// Rule 30: which applications open a document, a type or a URL scheme, best first. Each
+/// application counts once, with its best claim; the first of all is the default application.
+public enum HandlerRanking {
+    /// What is asked about.
+    public enum Question: Sendable, Hashable {
+        /// A file named with this extension (nil: none); its types are the database's for it.
+        case file(extension: String?)
+        case folder
+        /// A package: its types are those of its extension, and it is a folder too.
+        case package(extension: String)
+        case type(String)
+        case scheme(String)
+    }
+
+    /// An application as the ranking needs it.
+    public struct Application: Sendable {
+        public var path: FilePath
+        public var identifier: String?
+        public var version: String?
+        public var claims: [LaunchClaim]
+
+        public init(path: FilePath, identifier: String?, version: String?, claims: [LaunchClaim]) {
+            self.path = path
+            self.identifier = identifier
+            self.version = version
+            self.claims = claims
+        }
+    }
+
+    /// One application's answer: the claim that ranks it, and how far up the tree it matched.
+    public struct Handler: Sendable {
+        public var application: Application
+        public var claim: LaunchClaim
+        /// 0 for the exact type, extension, MIME type or scheme; else steps up the conformance tree.
+        public var steps: Int
+        /// A claim of everything (`*`, `****`, `*/*`, or of public.data, public.item, public.content).
+        public var isEverything: Bool
+    }
+
+    /// Types that everything conforms to: claiming them is claiming everything (rule 30).
+    static let everythingTypes: Set<String> = ["public.data", "public.item", "public.content"]
+
+    /// The handlers of `question`, best first. Rank `None` only with `all`; `role` keeps the claims
+    /// that serve it (an editor can also view).
+    public static func handlers(of question: Question, among applications: [Application], types: TypeDatabase,
+                                role: LaunchClaim.Role? = nil, all: Bool = false) -> [Handler] {
+        let matcher = Matcher(question: question, types: types)
+        var handlers: [Handler] = []
+        for application in applications {
+            var best: Handler?
+            for claim in application.claims {
+                guard all || claim.rank != .none, role.map(claim.role.serves) ?? true,
+                      let (steps, isEverything) = matcher.match(claim.target)
+                else { continue }
+                let candidate = Handler(application: application, claim: claim, steps: steps, isEverything: isEverything)
+                if best.map({ precedes(candidate, $0) }) ?? true { best = candidate }
+            }
+            if let best { handlers.append(best) }
+        }
+        return handlers.sorted(by: precedes)
+    }
+
+    /// Rule 30's order: specific claims before claims of everything; then Owner, Default,
+    /// Alternate, None; then fewer steps; then the higher CFBundleVersion (rule 20); then the path.
+    static func precedes(_ a: Handler, _ b: Handler) -> Bool {
+        if a.isEverything != b.isEverything { return !a.isEverything }
+        if a.claim.rank != b.claim.rank { return a.claim.rank < b.claim.rank }
+        if a.steps != b.steps { return a.steps < b.steps }
+        switch BundleVersion.compare(a.application.version ?? "", b.application.version ?? "") {
+        case .orderedDescending: return true
+        case .orderedAscending: return false
+        case .orderedSame: return a.application.path < b.application.path
+        }
+    }
+
+    /// What a question is matched against, worked out once.
+    struct Matcher {
+        let question: Question
+        /// Type keys with the fewest steps that reach them.
+        var types: [String: Int] = [:]
+        var extensions: Set<String> = []
+        var mimeTypes: [String: Int] = [:]
+        var scheme: String?
+        var isDocument = false
+
+        init(question: Question, types database: TypeDatabase) {
+            self.question = question
+            var roots: [String] = []
+            switch question {
+            case let .file(ext):
+                isDocument = true
+                if let ext = ext?.lowercased(), !ext.isEmpty {
+                    extensions.insert(ext)
+                    roots = database.types(forExtension: ext)
+                }
+                if roots.isEmpty { roots = ["public.data"] }
+            case .folder:
+                roots = ["public.folder"]
+            case let .package(ext):
+                extensions.insert(ext.lowercased())
+                roots = database.types(forExtension: ext) + ["public.folder"]
+            case let .type(identifier):
+                isDocument = !database.conforms(identifier, to: "public.directory")
+                roots = [identifier]
+                extensions.formUnion(database.declaration(identifier)?.extensions ?? [])
+            case let .scheme(name):
+                scheme = name.lowercased()
+            }
+            for root in roots {
+                for (type, steps) in database.conformance(of: root) where steps < (types[type] ?? .max) {
+                    types[type] = steps
+                    for mime in database.declaration(type)?.mimeTypes ?? [] where steps < (mimeTypes[mime.lowercased()] ?? .max) {
+                        mimeTypes[mime.lowercased()] = steps
+                    }
+                }
+            }
+        }
+
+        /// Steps, and whether it is a claim of everything; nil when the claim does not match.
+        func match(_ target: LaunchClaim.Target) -> (steps: Int, isEverything: Bool)? {
+            switch target {
+            case let .type(identifier):
+                let key = TypeDatabase.key(identifier)
+                guard let steps = types[key] else { return nil }
+                return (steps, HandlerRanking.everythingTypes.contains(key))
+            case let .fileExtension(ext):
+                return extensions.contains(ext) ? (0, false) : nil
+            case let .mimeType(mime):
+                return mimeTypes[mime].map { ($0, false) }
+            case .everything:
+                return isDocument ? (0, true) : nil
+            case let .scheme(name):
+                return name == scheme ? (0, false) : nil
+            }
+        }
+    }
+}

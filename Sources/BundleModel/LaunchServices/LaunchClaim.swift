@@ -1,0 +1,91 @@
+/// Rule 29: what one application says it opens, read from its Info dictionary: each entry of
+/// CFBundleDocumentTypes claims content types, or (without LSItemContentTypes) extensions, MIME
+/// types or everything; each entry of CFBundleURLTypes claims URL schemes.
+public struct LaunchClaim: Sendable, Hashable {
+    /// What is claimed. Extensions, MIME types and schemes are lower-cased; a content type keeps
+    /// its spelling (types compare without case, `TypeDatabase.key`).
+    public enum Target: Sendable, Hashable {
+        case type(String)
+        case fileExtension(String)
+        case mimeType(String)
+        /// `*` among the extensions, `****` among the OS types, or `*/*` among the MIME types.
+        case everything
+        case scheme(String)
+    }
+
+    /// CFBundleTypeRole, compared without case.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        case editor = "Editor", viewer = "Viewer", shell = "Shell", none = "None"
+
+        /// An absent or unknown role is `Viewer`: the least that claiming a document implies
+        /// (Docs/launch-services.md).
+        init(_ value: String?) {
+            self = Role.allCases.first { $0.rawValue.lowercased() == value?.lowercased() } ?? .viewer
+        }
+
+        /// Whether a claim of this role answers a question about `asked`: an editor can also view.
+        public func serves(_ asked: Role) -> Bool { self == asked || (asked == .viewer && self == .editor) }
+    }
+
+    /// LSHandlerRank, compared without case; absent or unknown is `Default`.
+    public enum Rank: String, Sendable, Hashable, CaseIterable, Comparable {
+        case owner = "Owner", `default` = "Default", alternate = "Alternate", none = "None"
+
+        init(_ value: String?) {
+            self = Rank.allCases.first { $0.rawValue.lowercased() == value?.lowercased() } ?? .default
+        }
+
+        private var order: Int { Rank.allCases.firstIndex(of: self)! }
+        public static func < (lhs: Rank, rhs: Rank) -> Bool { lhs.order < rhs.order }
+    }
+
+    public var target: Target
+    public var role: Role
+    public var rank: Rank
+
+    public init(target: Target, role: Role, rank: Rank) {
+        self.target = target
+        self.role = role
+        self.rank = rank
+    }
+
+    /// Every claim in `info`, in the order its entries declare them, each once.
+    public static func claims(in info: InfoDictionary) -> [LaunchClaim] {
+        var claims: [LaunchClaim] = []
+        var seen = Set<LaunchClaim>()
+        func add(_ target: Target, _ role: Role, _ rank: Rank) {
+            let claim = LaunchClaim(target: target, role: role, rank: rank)
+            if seen.insert(claim).inserted { claims.append(claim) }
+        }
+        for entry in info.raw["CFBundleDocumentTypes"]?.array ?? [] {
+            guard let entry = entry.dictionary else { continue }
+            let role = Role(entry["CFBundleTypeRole"]?.string)
+            let rank = Rank(entry["LSHandlerRank"]?.string)
+            let contentTypes = entry["LSItemContentTypes"]?.stringList.filter { !$0.isEmpty } ?? []
+            if !contentTypes.isEmpty {
+                // With LSItemContentTypes, the entry's extensions, MIME and OS types are ignored.
+                for type in contentTypes { add(.type(type), role, rank) }
+                continue
+            }
+            for value in entry["CFBundleTypeExtensions"]?.stringList ?? [] {
+                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
+                if trimmed == "*" { add(.everything, role, rank) } else if !trimmed.isEmpty { add(.fileExtension(trimmed), role, rank) }
+            }
+            for value in entry["CFBundleTypeMIMETypes"]?.stringList ?? [] {
+                let mime = value.trimmingSpaces.lowercased()
+                if mime == "*" || mime == "*/*" { add(.everything, role, rank) } else if !mime.isEmpty { add(.mimeType(mime), role, rank) }
+            }
+            // Other OS types name classic Mac file types, which nothing on Linux carries.
+            if (entry["CFBundleTypeOSTypes"]?.stringList ?? []).contains("****") { add(.everything, role, rank) }
+        }
+        for entry in info.raw["CFBundleURLTypes"]?.array ?? [] {
+            guard let entry = entry.dictionary else { continue }
+            let role = Role(entry["CFBundleTypeRole"]?.string)
+            for scheme in entry["CFBundleURLSchemes"]?.stringList ?? [] {
+                let lowered = scheme.trimmingSpaces.lowercased()
+                if !lowered.isEmpty { add(.scheme(lowered), role, .default) }
+            }
+        }
+        return claims
+    }
+}

@@ -1,0 +1,115 @@
+public import SystemCalls
+
+/// Rule 28: the type database. The system's declarations (the table of rule 1) and every
+/// catalogued application's exported and imported ones; for each identifier (compared without
+/// case) the system's declaration wins over an application's, an export over an import, and
+/// among equals the application first by path, so the answer is stable. Conformance is the
+/// closure of the winning declarations' UTTypeConformsTo, cycles tolerated.
+public struct TypeDatabase: Sendable {
+    public enum Origin: String, Sendable, Hashable, Comparable {
+        case system, exported, imported
+
+        private var order: Int { [Origin.system, .exported, .imported].firstIndex(of: self)! }
+        public static func < (lhs: Origin, rhs: Origin) -> Bool { lhs.order < rhs.order }
+    }
+
+    public struct Declaration: Sendable, Hashable {
+        public var identifier: String
+        public var conformsTo: [String]
+        /// Lower-cased.
+        public var extensions: [String]
+        public var mimeTypes: [String]
+        public var description: String?
+        public var origin: Origin
+        /// The application that declares it; nil for the system.
+        public var declaredBy: FilePath?
+
+        public init(identifier: String, conformsTo: [String], extensions: [String], mimeTypes: [String],
+                    description: String? = nil, origin: Origin, declaredBy: FilePath? = nil) {
+            self.identifier = identifier
+            self.conformsTo = conformsTo
+            self.extensions = extensions
+            self.mimeTypes = mimeTypes
+            self.description = description
+            self.origin = origin
+            self.declaredBy = declaredBy
+        }
+    }
+
+    /// Every declaration of each type, by `key`, the winner first.
+    public let declarations: [String: [Declaration]]
+    /// Type keys by lower-cased extension and by lower-cased MIME type, from winning declarations.
+    private let byExtension: [String: [String]]
+    private let byMIMEType: [String: [String]]
+
+    /// How types compare: without case.
+    public static func key(_ identifier: String) -> String { identifier.lowercased() }
+
+    public init(_ all: [Declaration]) {
+        var grouped: [String: [Declaration]] = [:]
+        for declaration in all { grouped[Self.key(declaration.identifier), default: []].append(declaration) }
+        for key in grouped.keys {
+            grouped[key]!.sort { a, b in
+                a.origin != b.origin ? a.origin < b.origin : (a.declaredBy?.bytes ?? []).lexicographicallyPrecedes(b.declaredBy?.bytes ?? [])
+            }
+        }
+        var byExtension: [String: [String]] = [:]
+        var byMIMEType: [String: [String]] = [:]
+        for key in grouped.keys.sorted() {
+            let winner = grouped[key]![0]
+            for ext in winner.extensions { byExtension[ext.lowercased(), default: []].append(key) }
+            for mime in winner.mimeTypes { byMIMEType[mime.lowercased(), default: []].append(key) }
+        }
+        declarations = grouped
+        self.byExtension = byExtension
+        self.byMIMEType = byMIMEType
+    }
+
+    /// The declaration that counts for `identifier`.
+    public func declaration(_ identifier: String) -> Declaration? { declarations[Self.key(identifier)]?.first }
+
+    /// The types whose declarations hold this extension (rule 28: a file's types).
+    public func types(forExtension ext: String) -> [String] { byExtension[ext.lowercased()] ?? [] }
+
+    public func types(forMIMEType mime: String) -> [String] { byMIMEType[mime.lowercased()] ?? [] }
+
+    /// `identifier` and every type it conforms to, each with the fewest steps up the tree that
+    /// reach it (0 for the type itself), in the order a breadth-first walk meets them. A type
+    /// nobody declares conforms to nothing but itself; a cycle ends where it meets a type again.
+    public func conformance(of identifier: String) -> [(type: String, steps: Int)] {
+        var found: [(type: String, steps: Int)] = [(Self.key(identifier), 0)]
+        var seen: Set<String> = [Self.key(identifier)]
+        var next = 0
+        while next < found.count {
+            let (type, steps) = found[next]
+            next += 1
+            for parent in declaration(type)?.conformsTo ?? [] where seen.insert(Self.key(parent)).inserted {
+                found.append((Self.key(parent), steps + 1))
+            }
+        }
+        return found
+    }
+
+    public func conforms(_ identifier: String, to parent: String) -> Bool {
+        conformance(of: identifier).contains { $0.type == Self.key(parent) }
+    }
+}
+
+extension TypeDatabase {
+    /// The system's table and the applications' declarations (rule 28).
+    public init(system: SystemPackageTypes = .standard, applications: [(path: FilePath, declarations: [TypeDeclaration])]) {
+        var all = system.rows.map { row in
+            Declaration(identifier: row.declaration.identifier, conformsTo: row.declaration.conformsTo,
+                        extensions: row.declaration.extensions, mimeTypes: row.mimeTypes, origin: .system)
+        }
+        for (path, declarations) in applications {
+            for declaration in declarations {
+                all.append(Declaration(identifier: declaration.identifier, conformsTo: declaration.conformsTo,
+                                       extensions: declaration.extensions, mimeTypes: declaration.mimeTypes,
+                                       description: declaration.description,
+                                       origin: declaration.exported ? .exported : .imported, declaredBy: path))
+            }
+        }
+        self.init(all)
+    }
+}
