@@ -49,8 +49,8 @@ let package = Package(
         .target(name: "Codecs", swiftSettings: strict),
         .target(
             name: "BundleModel", dependencies: ["Codecs", "SystemCalls"],
-            // The system package types table, embedded: the binary needs no data file beside it.
-            resources: [.embedInCode("Recognition/SystemPackageTypes.tsv")], swiftSettings: strict),
+            // The system types table (rule 1 and rule 28), embedded: the binary needs no data file beside it.
+            resources: [.embedInCode("Recognition/SystemTypes.tsv")], swiftSettings: strict),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
         // A package as a pax tar: its layout from one walk, its headers, reads checked against that snapshot.
         .target(name: "PaxTar", dependencies: ["SystemCalls"], swiftSettings: strict),

@@ -43,19 +43,21 @@ import TestSupport
     @Test func rowsKeepTheirTagsAndSources() {
         let table = SystemPackageTypes(tsv: Array("""
             # a comment
-            com.example.doc\tdoc,.DOC2\tapplication/x-doc,application/doc\tcom.apple.package\tExample.app
-            com.example.bare\t-\t-\t-\tExample.app
+            com.example.doc\tdoc,.DOC2\tapplication/x-doc,application/doc\tcom.apple.package\tExample.app\tExample document
+            com.example.bare\t-\t-\t-\tExample.app\t-
 
-            com.example.old\tdoc\tcom.apple.package\tfour columns
-            com.example.unsourced\tdoc\t-\tcom.apple.package\t
-            \tdoc\t-\tcom.apple.package\tno identifier
+            com.example.old\tdoc\t-\tcom.apple.package\tfive columns, no description
+            com.example.unsourced\tdoc\t-\tcom.apple.package\t\t-
+            \tdoc\t-\tcom.apple.package\tno identifier\t-
+            com.example.undescribed\tdoc\t-\tcom.apple.package\tExample.app\t
             """.utf8))
         #expect(table.rows.map(\.declaration.identifier) == ["com.example.doc", "com.example.bare"])
         #expect(table.rows.first?.declaration.extensions == ["doc", "doc2"])
         #expect(table.rows.first?.mimeTypes == ["application/x-doc", "application/doc"])
         #expect(table.rows.map(\.source) == ["Example.app", "Example.app"])
+        #expect(table.rows.map(\.description) == ["Example document", nil])
         #expect(table.rows.last?.declaration.conformsTo == [])
-        #expect(table.malformedLines == [5, 6, 7])
+        #expect(table.malformedLines == [5, 6, 7, 8])
         #expect(table.packageExtensions == ["doc", "doc2"])
     }
 

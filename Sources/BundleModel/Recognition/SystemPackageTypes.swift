@@ -1,15 +1,18 @@
-/// The type declarations a Mac makes without any third-party application (rule 1, `system-type`),
-/// read from `SystemPackageTypes.tsv`, which SwiftPM embeds in the binary: the facts live in one
-/// data file with their sources, not in code.
+/// The type declarations a Mac makes without any third-party application, read from
+/// `SystemTypes.tsv`, which SwiftPM embeds in the binary: the facts live in one data file with their
+/// sources, not in code. One table serves rule 1 (`system-type`: the package types) and rule 28 (the
+/// system's part of the type database: the common content types and their conformance chains).
 public struct SystemPackageTypes: Sendable {
     /// One row of the table: a declaration as the claims machinery (rule 14) understands it, plus
-    /// what only the system's table records (rule 28's type database grows from these).
+    /// what only the system's table records, for rule 28's type database.
     public struct Row: Sendable, Hashable {
         public let declaration: TypeDeclaration
         /// `public.mime-type` tags, as declared.
         public let mimeTypes: [String]
         /// Where the declaration comes from.
         public let source: String
+        /// `UTTypeDescription`, as declared; nil when the table has none (`-`).
+        public let description: String?
     }
 
     public let rows: [Row]
@@ -20,10 +23,11 @@ public struct SystemPackageTypes: Sendable {
     /// their rows are there only as parents (a `.service` conforms through `app`'s type).
     public let packageExtensions: Set<String>
     /// Lines that could not be read, with their numbers (none in the shipped table: a test checks).
-    /// Every row needs an identifier, its conformance (`-` for none) and a source.
+    /// Every row has six columns, none blank: an identifier, its conformance (`-` for none), a
+    /// source and a description (`-` for none) among them.
     public let malformedLines: [Int]
 
-    public static let standard = SystemPackageTypes(tsv: PackageResources.SystemPackageTypes_tsv)
+    public static let standard = SystemPackageTypes(tsv: PackageResources.SystemTypes_tsv)
 
     public init(tsv: [UInt8]) {
         var rows: [Row] = []
@@ -31,7 +35,7 @@ public struct SystemPackageTypes: Sendable {
         let lines = String(decoding: tsv, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (number, line) in zip(1..., lines) where !line.isEmpty && !line.hasPrefix("#") {
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard columns.count == 5, !columns.contains(where: \.isEmpty) else {
+            guard columns.count == 6, !columns.contains(where: \.isEmpty) else {
                 malformed.append(number)
                 continue
             }
@@ -40,7 +44,8 @@ public struct SystemPackageTypes: Sendable {
                 declaration: TypeDeclaration(
                     identifier: String(columns[0]), conformsTo: list(columns[3]),
                     extensions: DocumentType.normalizedExtensions(list(columns[1])), exported: true),
-                mimeTypes: list(columns[2]), source: String(columns[4])))
+                mimeTypes: list(columns[2]), source: String(columns[4]),
+                description: columns[5] == "-" ? nil : String(columns[5])))
         }
         self.rows = rows
         declarations = rows.map(\.declaration)
