@@ -4,7 +4,7 @@ import GRDB
 /// ids and times, each table's rows sorted, for comparing two catalogues byte for byte (tests and
 /// benchmarks hold the watcher to a fresh index with it).
 extension Catalogue {
-    public static let comparedTables = ["bundles", "strings", "problems", "directories", "claims", "binaries", "archives"]
+    public static let comparedTables = ["bundles", "strings", "problems", "directories", "claims", "binaries", "archives", "launch_claims", "type_tags"]
 
     /// Each of `comparedTables`, its rows as lines.
     public func comparableRows() throws -> [String: [String]] {
@@ -21,6 +21,11 @@ extension Catalogue {
                            x.signing_identifier, x.team_identifier FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
                     """,
                 "archives": "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path",
+                "launch_claims": """
+                    SELECT b.path, c.target_kind, c.target, c.role, c.rank FROM launch_claims c JOIN bundles b ON b.id = c.bundle_id
+                    ORDER BY 1, 2, 3, 4, 5
+                    """,
+                "type_tags": "SELECT b.path, t.kind, t.value, t.type_key FROM type_tags t JOIN bundles b ON b.id = t.bundle_id ORDER BY 1, 2, 3, 4",
             ]
             return try queries.mapValues { sql in try Row.fetchAll(db, sql: sql).map { "\($0)" } }
         }

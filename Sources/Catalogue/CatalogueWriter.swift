@@ -14,6 +14,10 @@ public struct CatalogueWriter {
     let insertProblem: RawStatement
     let deleteBinaries: RawStatement
     let insertBinary: RawStatement
+    let deleteClaims: RawStatement
+    let deleteTags: RawStatement
+    let insertClaim: RawStatement
+    let insertTag: RawStatement
     let deleteBundle: RawStatement
     let upsertDirectory: RawStatement
     let removeDirectories: RawStatement
@@ -44,6 +48,10 @@ public struct CatalogueWriter {
         insertProblem = try RawStatement(db, "INSERT INTO problems (bundle_id, severity, message) VALUES (?, ?, ?)")
         deleteBinaries = try RawStatement(db, "DELETE FROM binaries WHERE bundle_id = ?")
         insertBinary = try RawStatement(db, BinaryRow.insertSQL)
+        deleteClaims = try RawStatement(db, "DELETE FROM launch_claims WHERE bundle_id = ?")
+        deleteTags = try RawStatement(db, "DELETE FROM type_tags WHERE bundle_id = ?")
+        insertClaim = try RawStatement(db, LaunchRows.insertClaimSQL)
+        insertTag = try RawStatement(db, LaunchRows.insertTagSQL)
         deleteBundle = try RawStatement(db, "DELETE FROM bundles WHERE path = ?")
         upsertDirectory = try RawStatement(db, """
             INSERT INTO directories (path, change_time, inode, device, extension, trusted, sidecar) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -132,9 +140,12 @@ public struct CatalogueWriter {
             try deleteStrings.execute()
             deleteProblems.bind(1, id)
             try deleteProblems.execute()
-            deleteBinaries.bind(1, id)
-            try deleteBinaries.execute()
+            for statement in [deleteBinaries, deleteClaims, deleteTags] {
+                statement.bind(1, id)
+                try statement.execute()
+            }
         }
+        try LaunchRows.write(record, id: id, claim: insertClaim, tag: insertTag)
         for (index, slice) in record.binaries.enumerated() {
             BinaryRow.bind(slice, bundleID: id, index: index, to: insertBinary)
             try insertBinary.execute()

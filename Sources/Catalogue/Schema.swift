@@ -1,3 +1,4 @@
+import BundleModel
 import GRDB
 
 /// The catalogue's schema, one migration per version. Docs/catalogue.md describes every table
@@ -232,6 +233,44 @@ enum Schema {
                 ALTER TABLE watch_status ADD COLUMN problem_since REAL;
                 """)
         }
+        migrator.registerMigration("v11") { db in
+            // Rules 28 and 29: what installed applications claim and the types they declare, found
+            // by what is asked (a type, an extension, a MIME type, a scheme) through indexes.
+            // Filled from the rows already there: the whole Info dictionary is kept, and type
+            // declarations are read from it again so that they gain their MIME types.
+            try db.execute(sql: """
+                CREATE TABLE launch_claims (
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    target_kind TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    rank TEXT NOT NULL
+                );
+                CREATE INDEX launch_claims_by_target ON launch_claims(target_kind, target);
+                CREATE INDEX launch_claims_by_bundle ON launch_claims(bundle_id);
+                CREATE TABLE type_tags (
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    type_key TEXT NOT NULL
+                );
+                CREATE INDEX type_tags_by_value ON type_tags(kind, value);
+                CREATE INDEX type_tags_by_bundle ON type_tags(bundle_id);
+                """)
+            let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
+            let tag = try RawStatement(db, LaunchRows.insertTagSQL)
+            let declarations = try RawStatement(db, "UPDATE bundles SET type_declarations = ? WHERE id = ?")
+            let applications = try Catalogue.fetchBundles(
+                db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
+            for var application in applications {
+                application.record.typeDeclarations = TypeDeclaration.parse(application.record.infoDictionary)
+                let declared = application.record.typeDeclarations
+                declarations.bind(1, declared.isEmpty ? nil : TypeDeclarationCoding.encode(declared))
+                declarations.bind(2, application.id)
+                try declarations.execute()
+                try LaunchRows.write(application.record, id: application.id, claim: claim, tag: tag)
+            }
+        }
         return migrator
     }
 
@@ -241,6 +280,7 @@ enum Schema {
     /// its check afterwards would refuse rows left pointing at deleted bundles.
     static func clearDerivedRows(_ db: Database) throws {
         if try db.tableExists("binaries") { try db.execute(sql: "DELETE FROM binaries") }
+        if try db.tableExists("launch_claims") { try db.execute(sql: "DELETE FROM launch_claims; DELETE FROM type_tags") }
         if try db.tableExists("archives") { try db.execute(sql: "DELETE FROM archives") }
         try db.execute(sql: """
             DELETE FROM localized_strings;

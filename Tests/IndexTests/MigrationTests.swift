@@ -97,3 +97,42 @@ import TestSupport
         #expect(chunked.contains { !$0.record.errors.isEmpty }, "a problem row came with its bundle")
     }
 }
+
+/// v11 adds Launch Services' tables (rules 28 to 29) and fills them from the rows already there:
+/// an application catalogued before answers `open-with` after the migration, and its type
+/// declarations gain the MIME types the Info dictionary held.
+@Suite struct LaunchServicesMigrationTests {
+    let temporary = TemporaryDirectory("migrate-v11")
+
+    @Test func applicationsCataloguedByV10ClaimAfterTheMigration() throws {
+        let path = temporary.appending("catalogue-v10.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v10")
+        let info = """
+            {"CFBundleIdentifier": "org.example.sketch", "CFBundleVersion": "3",
+             "CFBundleDocumentTypes": [{"LSItemContentTypes": ["org.example.sketch"], "LSHandlerRank": "Owner", "CFBundleTypeRole": "Editor"}],
+             "UTExportedTypeDeclarations": [{"UTTypeIdentifier": "org.example.sketch", "UTTypeConformsTo": ["public.data"],
+                 "UTTypeTagSpecification": {"public.filename-extension": ["sketch"], "public.mime-type": "application/x-sketch"}}]}
+            """
+        try old.write { db in
+            try db.execute(sql: """
+                INSERT INTO bundles (id, path, name, identifier, kind, is_package, package_reasons, is_bundle, version, numeric_version,
+                    declared_localizations, localizations, strings_tables, info, stamps, error_count, warning_count, scanned_at, type_declarations)
+                VALUES (1, '/old/Sketch.app', 'Sketch.app', 'org.example.sketch', 'application', 1, 'extension', 1, '3', 0, '[]', '[]', '[]', ?, '[]', 0, 0, 0,
+                    '[{"identifier":"org.example.sketch","conformsTo":["public.data"],"extensions":["sketch"],"exported":true}]');
+                INSERT INTO bundles (id, path, name, kind, is_package, package_reasons, is_bundle, numeric_version,
+                    declared_localizations, localizations, strings_tables, info, stamps, error_count, warning_count, scanned_at)
+                VALUES (2, '/old/Sketch.framework', 'Sketch.framework', 'framework', 0, '', 1, 0, '[]', '[]', '[]', ?, '[]', 0, 0, 0);
+                """, arguments: [info, info])
+        }
+        try old.close()
+
+        let catalogue = try Catalogue(path: FilePath(path), mode: .readWrite)
+        let handlers = try catalogue.handlers(of: .file(extension: "SKETCH"))
+        // Only the application claims; the framework with the same Info keys does not.
+        #expect(handlers.map(\.application.path) == ["/old/Sketch.app"])
+        #expect(handlers.first?.claim == LaunchClaim(target: .type("org.example.sketch"), role: .editor, rank: .owner))
+        #expect(try catalogue.typeDatabase().declaration("org.example.sketch")?.mimeTypes == ["application/x-sketch"])
+        #expect(try catalogue.handlers(of: .type("public.data")).isEmpty)
+    }
+}

@@ -75,17 +75,19 @@ public enum HandlerRanking {
         }
     }
 
-    /// What a question is matched against, worked out once.
-    struct Matcher {
-        let question: Question
+    /// What a question is matched against, worked out once: what a claim must name to match.
+    public struct Matcher: Sendable {
+        public let question: Question
         /// Type keys with the fewest steps that reach them.
-        var types: [String: Int] = [:]
-        var extensions: Set<String> = []
-        var mimeTypes: [String: Int] = [:]
-        var scheme: String?
-        var isDocument = false
+        public private(set) var types: [String: Int] = [:]
+        public private(set) var extensions: Set<String> = []
+        /// Lower-cased, with the steps of the type that declares them.
+        public private(set) var mimeTypes: [String: Int] = [:]
+        public private(set) var scheme: String?
+        /// Claims of everything open documents, not folders or schemes.
+        public private(set) var isDocument = false
 
-        init(question: Question, types database: TypeDatabase) {
+        public init(question: Question, types database: TypeDatabase) {
             self.question = question
             var roots: [String] = []
             switch question {
@@ -119,7 +121,7 @@ public enum HandlerRanking {
         }
 
         /// Steps, and whether it is a claim of everything; nil when the claim does not match.
-        func match(_ target: LaunchClaim.Target) -> (steps: Int, isEverything: Bool)? {
+        public func match(_ target: LaunchClaim.Target) -> (steps: Int, isEverything: Bool)? {
             switch target {
             case let .type(identifier):
                 let key = TypeDatabase.key(identifier)

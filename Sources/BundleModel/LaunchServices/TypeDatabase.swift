@@ -98,18 +98,26 @@ public struct TypeDatabase: Sendable {
 extension TypeDatabase {
     /// The system's table and the applications' declarations (rule 28).
     public init(system: SystemPackageTypes = .standard, applications: [(path: FilePath, declarations: [TypeDeclaration])]) {
-        var all = system.rows.map { row in
+        self.init(Self.declarations(of: system) + applications.flatMap { Self.declarations($0.declarations, by: $0.path) })
+    }
+
+    /// The system's table as declarations.
+    public static func declarations(of system: SystemPackageTypes) -> [Declaration] {
+        system.rows.map { row in
             Declaration(identifier: row.declaration.identifier, conformsTo: row.declaration.conformsTo,
-                        extensions: row.declaration.extensions, mimeTypes: row.mimeTypes, origin: .system)
+                        extensions: row.declaration.extensions, mimeTypes: row.mimeTypes, description: row.description, origin: .system)
         }
-        for (path, declarations) in applications {
-            for declaration in declarations {
-                all.append(Declaration(identifier: declaration.identifier, conformsTo: declaration.conformsTo,
-                                       extensions: declaration.extensions, mimeTypes: declaration.mimeTypes,
-                                       description: declaration.description,
-                                       origin: declaration.exported ? .exported : .imported, declaredBy: path))
-            }
+    }
+
+    public static let standardSystem = declarations(of: .standard)
+
+    /// An application's declarations.
+    public static func declarations(_ declarations: [TypeDeclaration], by path: FilePath) -> [Declaration] {
+        declarations.map { declaration in
+            Declaration(identifier: declaration.identifier, conformsTo: declaration.conformsTo,
+                        extensions: declaration.extensions, mimeTypes: declaration.mimeTypes,
+                        description: declaration.description,
+                        origin: declaration.exported ? .exported : .imported, declaredBy: path)
         }
-        self.init(all)
     }
 }

@@ -1,0 +1,75 @@
+import BundleModel
+import GRDB
+import SystemCalls
+
+/// The rows of rules 28 and 29 a bundle row has (schema v11): the claims of an installed
+/// application (`launch_claims`) and the tags of the types it declares (`type_tags`: identifier,
+/// extension and MIME type, each lower-cased), found by what is asked through their indexes. A
+/// declaration's whole form stays in `bundles.type_declarations`.
+enum LaunchRows {
+    static let insertClaimSQL = "INSERT INTO launch_claims (bundle_id, target_kind, target, role, rank) VALUES (?, ?, ?, ?, ?)"
+    static let insertTagSQL = "INSERT INTO type_tags (bundle_id, kind, value, type_key) VALUES (?, ?, ?, ?)"
+
+    /// Only installed applications claim and declare (an application inside an archive is not
+    /// installed, rule 26).
+    static func counts(_ record: BundleRecord) -> Bool { record.isApplication && record.archive == nil }
+
+    static func claims(of record: BundleRecord) -> [LaunchClaim] {
+        counts(record) ? LaunchClaim.claims(in: record.infoDictionary) : []
+    }
+
+    static func tags(of record: BundleRecord) -> [(kind: String, value: String, typeKey: String)] {
+        guard counts(record) else { return [] }
+        var tags: [(kind: String, value: String, typeKey: String)] = []
+        for declaration in record.typeDeclarations {
+            let key = TypeDatabase.key(declaration.identifier)
+            tags.append(("identifier", key, key))
+            tags += declaration.extensions.map { ("extension", $0.lowercased(), key) }
+            tags += declaration.mimeTypes.map { ("mime", $0.lowercased(), key) }
+        }
+        return tags
+    }
+
+    /// How a target is stored: its kind and its value (`""` for everything).
+    static func columns(_ target: LaunchClaim.Target) -> (kind: String, value: String) {
+        switch target {
+        case let .type(identifier): ("type", TypeDatabase.key(identifier))
+        case let .fileExtension(ext): ("extension", ext)
+        case let .mimeType(mime): ("mime", mime)
+        case .everything: ("everything", "")
+        case let .scheme(scheme): ("scheme", scheme)
+        }
+    }
+
+    static func target(kind: String, value: String) -> LaunchClaim.Target? {
+        switch kind {
+        case "type": .type(value)
+        case "extension": .fileExtension(value)
+        case "mime": .mimeType(value)
+        case "everything": .everything
+        case "scheme": .scheme(value)
+        default: nil
+        }
+    }
+
+    /// Writes a bundle's rows with prepared statements (the writer's, or a migration's).
+    static func write(_ record: BundleRecord, id: Int64, claim: RawStatement, tag: RawStatement) throws {
+        guard counts(record) else { return }
+        claim.bind(1, id)
+        for launchClaim in claims(of: record) {
+            let (kind, value) = columns(launchClaim.target)
+            claim.bind(2, kind)
+            claim.bind(3, value)
+            claim.bind(4, launchClaim.role.rawValue)
+            claim.bind(5, launchClaim.rank.rawValue)
+            try claim.execute()
+        }
+        tag.bind(1, id)
+        for (kind, value, typeKey) in tags(of: record) {
+            tag.bind(2, kind)
+            tag.bind(3, value)
+            tag.bind(4, typeKey)
+            try tag.execute()
+        }
+    }
+}
