@@ -34,6 +34,17 @@ struct QueryCommand: ParsableCommand {
     @Flag(name: .customLong("no-archives"), help: "Only bundles on disk, none inside archives.")
     var noArchives = false
 
+    @Option(name: .customLong("plugin-type"), help: ArgumentHelp("Only bundles that provide this CFPlugIn type (a UUID, any case).", valueName: "uuid"))
+    var plugInType: String?
+
+    @Option(name: .customLong("extension-point"), help: ArgumentHelp("Only extensions of this extension point (NSExtensionPointIdentifier).", valueName: "id"))
+    var extensionPoint: String?
+
+    @Option(name: .customLong("runs-on"), help: ArgumentHelp(
+        "Only bundles whose executable runs natively there: PLATFORM[:VERSION][/ARCH], e.g. macos:15.0/arm64, macos/x86_64, ios:17.0.",
+        valueName: "target"))
+    var runsOn: String?
+
     @Flag(help: "Print a JSON array for programs instead of a table.")
     var json = false
 
@@ -62,13 +73,25 @@ struct QueryCommand: ParsableCommand {
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("--uuid \(text): not a UUID or build-id (hex digits, hyphens allowed)") }
             return key
         }
-        let query = BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch,
+        var query = BundleQuery(identifier: identifier, kind: kind, under: underPath, uuidKey: uuidKey, arch: arch,
                                 inArchives: inArchives ? true : noArchives ? false : nil)
+        query.plugInType = try plugInType.map { text in
+            guard let key = PlugInProvision.typeKey(text) else { throw UserError("--plugin-type \(text): not a UUID") }
+            return key
+        }
+        query.extensionPoint = extensionPoint
+        query.runsOn = try runsOn.map { text in
+            guard let target = RunTarget(parsing: text) else {
+                throw UserError("--runs-on \(text): not PLATFORM[:VERSION][/ARCH] (e.g. macos:15.0/arm64)")
+            }
+            return target
+        }
         // Local records have no host; PostgreSQL's each carry theirs.
         let bundles: [(host: String?, record: BundleRecord)]
         var archiveErrors: [FilePath: String] = [:]
         if let database {
-            bundles = try Self.published(query, database: database, host: host).map { ($0.host, $0.record) }
+            // PostgreSQL narrows by what it indexes; rules 31 and 32 are applied to the records here.
+            bundles = try Self.published(query, database: database, host: host).map { ($0.host, $0.record) }.filter { Self.admits(query, $0.record) }
         } else {
             let catalogue = try common.openCatalogue(.readOnly)
             bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }
@@ -93,6 +116,13 @@ struct QueryCommand: ParsableCommand {
             ])
         }
         print(table.rendered())
+    }
+
+    /// Rules 31 and 32 on a record (what the local catalogue's query applies in SQL and Swift).
+    static func admits(_ query: BundleQuery, _ record: BundleRecord) -> Bool {
+        if let type = query.plugInType, !PlugInProvision.plugInTypes(record.infoDictionary).contains(type) { return false }
+        if let point = query.extensionPoint, PlugInProvision.extensionPoint(record.infoDictionary) != point { return false }
+        return query.runsOn?.admits(record) ?? true
     }
 
     /// The query against PostgreSQL, its errors as one line without any password.

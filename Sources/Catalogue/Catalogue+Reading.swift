@@ -22,6 +22,12 @@ public struct BundleQuery: Sendable {
     public var arch: String?
     /// Only bundles inside archives (true), only loose ones (false), or both (nil).
     public var inArchives: Bool?
+    /// Bundles that provide this CFPlugIn type, as `PlugInProvision.typeKey` spells it (rule 31).
+    public var plugInType: String?
+    /// Bundles that are extensions of this extension point (rule 31).
+    public var extensionPoint: String?
+    /// Bundles whose executable runs there (rule 32).
+    public var runsOn: RunTarget?
 
     public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil,
                 inArchives: Bool? = nil) {
@@ -67,10 +73,25 @@ extension Catalogue {
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
             arguments.append(arch)
         }
+        if let plugInType = query.plugInType {
+            conditions.append("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)")
+            arguments.append(plugInType)
+        }
+        if let extensionPoint = query.extensionPoint {
+            conditions.append("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?")
+            arguments.append(extensionPoint)
+        }
+        if let runsOn = query.runsOn {
+            // The slices' platform narrows; versions and architectures are rule 32's, below.
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)")
+            arguments.append(runsOn.platform)
+        }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try read { db in
+        let bundles = try read { db in
             try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
         }
+        guard let runsOn = query.runsOn else { return bundles }
+        return bundles.filter { runsOn.admits($0.record) }
     }
 
     /// One bundle by path.
