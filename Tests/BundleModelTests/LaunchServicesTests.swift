@@ -180,4 +180,20 @@ import Testing
         let handlers = HandlerRanking.handlers(of: .type("public.jpeg"), among: [app], types: Self.database())
         #expect(handlers.count == 1 && handlers.first?.claim.rank == .owner && handlers.first?.steps == 0)
     }
+
+    /// Rule 14 reads the same type database: the declaration that counts gives the extensions.
+    @Test func packageClaimsFollowTheDeclarationThatCounts() {
+        func declaration(_ ext: String, exported: Bool) -> TypeDeclaration {
+            TypeDeclaration(identifier: "org.example.bundle-doc", conformsTo: ["com.apple.package"], extensions: [ext], exported: exported)
+        }
+        let claim = DocumentType(extensions: [], contentTypes: ["org.example.bundle-doc"], isPackage: false)
+        let importer = ClaimResolver.Application(path: "/Apps/Importer.app", documentTypes: [claim], typeDeclarations: [declaration("old", exported: false)])
+        let exporter = ClaimResolver.Application(path: "/Apps/Exporter.app", documentTypes: [], typeDeclarations: [declaration("doc", exported: true)])
+        #expect(Set(ClaimResolver.claims(of: [importer]).map(\.ext)) == ["old"])
+        #expect(Set(ClaimResolver.claims(of: [importer, exporter]).map(\.ext)) == ["doc"])
+        // A system type's extensions, whatever an application says of it.
+        let rtfd = ClaimResolver.Application(path: "/Apps/Writer.app", documentTypes: [DocumentType(extensions: [], contentTypes: ["com.apple.rtfd"], isPackage: false)],
+                                             typeDeclarations: [TypeDeclaration(identifier: "com.apple.rtfd", conformsTo: ["com.apple.package"], extensions: ["rtfx"], exported: true)])
+        #expect(Set(ClaimResolver.claims(of: [rtfd]).map(\.ext)) == ["rtfd"])
+    }
 }

@@ -128,10 +128,12 @@ public enum ClaimResolver {
         }
     }
 
-    /// Applications' own declarations and the system's (`SystemPackageTypes`) form one
-    /// conformance tree, so a document type naming a system type by identifier alone is understood.
+    /// The type database of rule 28 (the system's table, the applications' exports and imports)
+    /// decides which types are packages and which extensions they have, so a document type naming a
+    /// system type by identifier alone is understood, and rule 14 and `open-with` agree.
     public static func claims(of applications: [Application], systemTypes: SystemPackageTypes = .standard) -> [PackageClaim] {
-        let conformance = TypeConformance(applications.flatMap(\.typeDeclarations) + systemTypes.declarations)
+        let types = TypeDatabase(system: systemTypes, applications: applications.map { ($0.path, $0.typeDeclarations) })
+        let packageTypes = types.typesConforming(to: TypeConformance.packageType)
         var claims = Set<PackageClaim>()
         for application in applications {
             for documentType in application.documentTypes {
@@ -140,11 +142,9 @@ public enum ClaimResolver {
                         claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil, icon: documentType.iconPath))
                     }
                 }
-                for contentType in documentType.contentTypes where conformance.conformsToPackage(contentType) {
-                    for declaration in conformance.declarations[contentType.lowercased()] ?? [] {
-                        for ext in declaration.extensions {
-                            claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType, icon: documentType.iconPath))
-                        }
+                for contentType in documentType.contentTypes where packageTypes.contains(TypeDatabase.key(contentType)) {
+                    for ext in types.declaration(contentType)?.extensions ?? [] {
+                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType, icon: documentType.iconPath))
                     }
                 }
             }

@@ -90,6 +90,21 @@ public struct TypeDatabase: Sendable {
         return found
     }
 
+    /// `identifier` and every type that conforms to it, directly or through parents, as keys: one
+    /// walk down the reversed tree of the counting declarations, linear in them, cycles and all.
+    public func typesConforming(to identifier: String) -> Set<String> {
+        var children: [String: [String]] = [:]
+        for (key, declarations) in self.declarations {
+            for parent in declarations[0].conformsTo { children[Self.key(parent), default: []].append(key) }
+        }
+        var found: Set<String> = [Self.key(identifier)]
+        var pending = [Self.key(identifier)]
+        while let type = pending.popLast() {
+            for child in children[type] ?? [] where found.insert(child).inserted { pending.append(child) }
+        }
+        return found
+    }
+
     public func conforms(_ identifier: String, to parent: String) -> Bool {
         conformance(of: identifier).contains { $0.type == Self.key(parent) }
     }
