@@ -20,7 +20,48 @@ extension ViewFileSystem {
         if let version = entry?.version { attributes.append(("user.bundle.version", version)) }
         attributes.append(("user.bundle.real-name", path.lastComponent.string))
         attributes.append(("user.mime_type", "application/x-tar"))
+        if let application = defaultApplication(ofPackage: path) { attributes.append((Self.defaultApplicationName, application)) }
         return attributes
+    }
+
+    static let defaultApplicationName = "user.bundle.default-application"
+
+    /// What `bundlefs open-with` would put first for a real item the view presents the Finder's
+    /// way (SPEC.md, "Launch Services"): a file by its extension, a package by its package
+    /// extension, a folder as a folder; nothing inside a package (the Finder shows a package as
+    /// one item), nothing in `.bundlefs` (raw contents, for code). Kept by question between two
+    /// updates (`DefaultApplications`), so a directory of 10,000 `.txt` files costs one ranking.
+    func defaultApplication(ofSource path: FilePath) -> String? {
+        guard !isInsidePackage(path), let status = try? FileStatus.of(path) else { return nil }
+        let ext = path.lastComponent.lowercasedExtension
+        switch status.type {
+        case .regular:
+            return defaultApplications.identifier(for: .file(extension: ext))
+        case .directory:
+            // A package reached by its real name is still its package type (as `open-with` asks).
+            if let ext, packages.entry(at: path)?.isPackage == true { return defaultApplications.identifier(for: .package(extension: ext)) }
+            return defaultApplications.identifier(for: .folder)
+        default:
+            return nil
+        }
+    }
+
+    /// A package presented as its tar: by its extension when it has one, else as a folder.
+    func defaultApplication(ofPackage path: FilePath) -> String? {
+        guard !isInsidePackage(path) else { return nil }
+        guard let ext = path.lastComponent.lowercasedExtension else { return defaultApplications.identifier(for: .folder) }
+        return defaultApplications.identifier(for: .package(extension: ext))
+    }
+
+    /// Whether a directory between the item and SOURCE (SOURCE itself is shown as a folder) is a
+    /// package: its contents are reached only by real names.
+    func isInsidePackage(_ path: FilePath) -> Bool {
+        var current = path.parent
+        while current != source.path && current.isWithin(source.path) {
+            if packages.entry(at: current)?.isPackage == true { return true }
+            current = current.parent
+        }
+        return false
     }
 
     /// An archive holding exactly one application at its top (an `.ipa`) describes it (SPEC.md,
@@ -41,7 +82,8 @@ extension ViewFileSystem {
         return attributes
     }
 
-    /// GETXATTR: packages' own, real items' as they are, none on synthesized items.
+    /// GETXATTR: packages' own, real items' as they are (with their default application when
+    /// presented), none on synthesized items.
     func extendedAttribute(_ name: String, of id: UInt64) throws(ViewError) -> [UInt8] {
         if Self.isUnsupportedNamespace(name) { throw ViewError(code: EOPNOTSUPP) }
         let node = try node(id)
@@ -52,6 +94,9 @@ extension ViewFileSystem {
         case .source, .raw:
             let path = try realPath(id)
             if name.hasPrefix("user.bundle."), let value = archiveAttributes(of: path).first(where: { $0.name == name })?.value {
+                return FileNameCoding.bytes(of: value)
+            }
+            if node.kind == .source, name == Self.defaultApplicationName, let value = defaultApplication(ofSource: path) {
                 return FileNameCoding.bytes(of: value)
             }
             return try ViewError.translating {
@@ -74,7 +119,9 @@ extension ViewFileSystem {
         case .source, .raw:
             let path = try realPath(id)
             let own = try ViewError.translating { try ExtendedAttributes.names(atPath: path).filter { !Self.isUnsupportedNamespace($0) } }
-            return own + archiveAttributes(of: path).map(\.name).filter { !own.contains($0) }
+            var ours = archiveAttributes(of: path).map(\.name)
+            if node.kind == .source, defaultApplication(ofSource: path) != nil { ours.append(Self.defaultApplicationName) }
+            return own + ours.filter { !own.contains($0) }
         default:
             return []
         }

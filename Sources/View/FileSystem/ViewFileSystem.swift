@@ -57,7 +57,7 @@ final class ViewFileSystem: Sendable {
     /// The files a package node's reads keep open (a few each), by node.
     let tarFiles = OpenFiles<TarFileSource>(limit: 32)
     /// Requests by kind, for `make bench` (`RequestCounts`).
-    let requests = RequestCounts()
+    let requests: RequestCounts
     /// Whether the kernel opens directories itself (FUSE_CAP_NO_OPENDIR_SUPPORT, negotiated at
     /// INIT): OPENDIR is then answered ENOSYS once and never sent again.
     let kernelOpensDirectories = Atomic<Bool>(false)
@@ -68,6 +68,8 @@ final class ViewFileSystem: Sendable {
     let directorySnapshots = DirectorySnapshots()
     let views: BundleViews
     let uuids: UUIDViews
+    /// `user.bundle.default-application`'s answers, kept by question between updates.
+    let defaultApplications: DefaultApplications
     let timeouts: ViewTimeouts
     let logger: Logger
     /// The source root's own status: owner and times for synthesized directories.
@@ -89,6 +91,9 @@ final class ViewFileSystem: Sendable {
         openFiles = OpenFiles(limit: openFileLimit)
         views = BundleViews(source: source, packages: packages, records: records)
         uuids = UUIDViews(source: source, catalogue: catalogue)
+        let requests = RequestCounts()
+        self.requests = requests
+        defaultApplications = DefaultApplications(catalogue: catalogue, requests: requests)
         self.timeouts = timeouts
         self.logger = logger
     }

@@ -7,6 +7,9 @@ final class RequestCounts: Sendable {
     enum Kind: Int, CaseIterable, Sendable {
         case lookup, forget, getattr, readlink, opendir, readdir, readdirplus, releasedir, open, read, release, statfs,
              getxattr, listxattr
+        /// Not a request: a handler ranking run for `user.bundle.default-application`
+        /// (`DefaultApplications`), the one costly answer of an xattr request.
+        case ranking
     }
 
     private let counts = Mutex([UInt64](repeating: 0, count: Kind.allCases.count))
