@@ -196,4 +196,18 @@ import Testing
                                              typeDeclarations: [TypeDeclaration(identifier: "com.apple.rtfd", conformsTo: ["com.apple.package"], extensions: ["rtfx"], exported: true)])
         #expect(Set(ClaimResolver.claims(of: [rtfd]).map(\.ext)) == ["rtfd"])
     }
+
+    @Test func gnustepNSTypesClaimTheirExtensionsAndMIMETypes() {
+        let claims = LaunchClaim.claims(in: Self.info(["NSTypes": .array([
+            .dictionary(["NSName": .string("jpg"), "NSUnixExtensions": .array([.string("jpg"), .string("JPEG")]),
+                         "NSDOSExtensions": .array([.string("jpg")]), "NSMIMETypes": .array([.string("image/jpeg")]), "NSRole": .string("Viewer")]),
+            .dictionary(["NSUnixExtensions": .array([.string("rtf")]), "NSRole": .string("Editor")]),
+        ])]))
+        #expect(claims == [
+            LaunchClaim(target: .fileExtension("jpg"), role: .viewer, rank: .default),
+            LaunchClaim(target: .fileExtension("jpeg"), role: .viewer, rank: .default),
+            LaunchClaim(target: .mimeType("image/jpeg"), role: .viewer, rank: .default),
+            LaunchClaim(target: .fileExtension("rtf"), role: .editor, rank: .default),
+        ])
+    }
 }

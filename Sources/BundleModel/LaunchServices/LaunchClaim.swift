@@ -1,6 +1,7 @@
 /// Rule 29: what one application says it opens, read from its Info dictionary: each entry of
 /// CFBundleDocumentTypes claims content types, or (without LSItemContentTypes) extensions, MIME
-/// types or everything; each entry of CFBundleURLTypes claims URL schemes.
+/// types or everything; each entry of GNUstep's NSTypes claims its extensions and MIME types
+/// (Docs/launch-services.md); each entry of CFBundleURLTypes claims URL schemes.
 public struct LaunchClaim: Sendable, Hashable {
     /// What is claimed. Extensions, MIME types and schemes are lower-cased; a content type keeps
     /// its spelling (types compare without case, `TypeDatabase.key`).
@@ -77,6 +78,20 @@ public struct LaunchClaim: Sendable, Hashable {
             }
             // Other OS types name classic Mac file types, which nothing on Linux carries.
             if (entry["CFBundleTypeOSTypes"]?.stringList ?? []).contains("****") { add(.everything, role, rank) }
+        }
+        // GNUstep's own key, which most of Debian's GNUstep applications claim with: an entry is
+        // read as a CFBundleDocumentTypes entry without LSItemContentTypes would be.
+        for entry in info.raw["NSTypes"]?.array ?? [] {
+            guard let entry = entry.dictionary else { continue }
+            let role = Role(entry["NSRole"]?.string)
+            for value in (entry["NSUnixExtensions"]?.stringList ?? []) + (entry["NSDOSExtensions"]?.stringList ?? []) {
+                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
+                if trimmed == "*" { add(.everything, role, .default) } else if !trimmed.isEmpty { add(.fileExtension(trimmed), role, .default) }
+            }
+            for value in entry["NSMIMETypes"]?.stringList ?? [] {
+                let mime = value.trimmingSpaces.lowercased()
+                if !mime.isEmpty { add(mime == "*/*" ? .everything : .mimeType(mime), role, .default) }
+            }
         }
         for entry in info.raw["CFBundleURLTypes"]?.array ?? [] {
             guard let entry = entry.dictionary else { continue }
