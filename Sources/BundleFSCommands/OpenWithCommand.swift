@@ -2,6 +2,7 @@ import ArgumentParser
 import BundleModel
 import Catalogue
 import Codecs
+import Publishing
 import SystemCalls
 
 struct OpenWithCommand: ParsableCommand {
@@ -49,28 +50,55 @@ struct OpenWithCommand: ParsableCommand {
     @Flag(help: "Print a JSON array.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Ask this PostgreSQL database, which hosts publish to: the applications of every host (or --host's), ranked together.",
+        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("With --database: only this host's applications.", valueName: "name"))
+    var host: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         let given = [path != nil, fileExtension != nil, type != nil, scheme != nil].filter { $0 }.count
         guard given == 1 else { throw ValidationError("give one of PATH, --extension, --type or --scheme") }
+        if host != nil && database == nil { throw ValidationError("--host narrows a --database question; give --database too") }
+        if database != nil && path != nil { throw ValidationError("with --database, ask by --extension, --type or --scheme (a PATH is on this host)") }
+        if let database, !PostgresURL.looksValid(database) {
+            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
+        }
     }
 
     func run() throws {
-        let catalogue = try common.openCatalogue(.readOnly)
-        let (question, asked) = try question(catalogue)
-        let handlers = try catalogue.handlers(of: question, role: role?.role, all: all)
-        guard !handlers.isEmpty else { throw NegativeAnswer(description: "no application claims \(asked)") }
         let languages = try common.languages()
-        let records = Dictionary(try catalogue.bundles(atPaths: handlers.map(\.application.path)).map { ($0.record.key, $0.record) },
-                                 uniquingKeysWith: { $1 })
+        let handlers: [HandlerRanking.Handler]
+        let asked: String
+        // By host and path: two hosts may have an application at the same path.
+        var records: [String: BundleRecord] = [:]
+        func key(_ host: String?, _ path: FilePath) -> String { (host ?? "") + "\u{0}" + path.string }
+        if let database {
+            let question: HandlerRanking.Question
+            (question, asked) = try self.question(nil)
+            let published = try QueryCommand.published(BundleQuery(kind: "application", inArchives: false), database: database, host: host)
+            handlers = Self.rank(question, published.map { ($0.host, $0.record) }, role: role?.role, all: all)
+            for bundle in published { records[key(bundle.host, bundle.record.key)] = bundle.record }
+        } else {
+            let catalogue = try common.openCatalogue(.readOnly)
+            let question: HandlerRanking.Question
+            (question, asked) = try self.question(catalogue)
+            handlers = try catalogue.handlers(of: question, role: role?.role, all: all)
+            for bundle in try catalogue.bundles(atPaths: handlers.map(\.application.path)) { records[key(nil, bundle.record.key)] = bundle.record }
+        }
+        guard !handlers.isEmpty else { throw NegativeAnswer(description: "no application claims \(asked)") }
         func displayName(_ handler: HandlerRanking.Handler) -> String {
-            records[handler.application.path].map { DisplayNames.sanitized($0.displayName(for: languages), realName: $0.name.string) }
+            records[key(handler.application.host, handler.application.path)].map { DisplayNames.sanitized($0.displayName(for: languages), realName: $0.name.string) }
                 ?? handler.application.path.lastComponent.string
         }
         if json {
             print(JSONValue.array(handlers.enumerated().map { index, handler in
-                var members: [(String, JSONValue)] = [
+                var members: [(String, JSONValue)] = handler.application.host.map { [("host", .string($0))] } ?? []
+                members += [
                     ("identifier", handler.application.identifier.map(JSONValue.string) ?? .null),
                     ("path", .string(handler.application.path.string)),
                     ("displayName", .string(displayName(handler))),
@@ -84,9 +112,9 @@ struct OpenWithCommand: ParsableCommand {
             }).serialized(pretty: true))
             return
         }
-        var table = TextTable(header: ["RANK", "ROLE", "IDENTIFIER", "VERSION", "NAME", "PATH"])
+        var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["RANK", "ROLE", "IDENTIFIER", "VERSION", "NAME", "PATH"])
         for handler in handlers {
-            table.rows.append([
+            table.rows.append((handler.application.host.map { [TerminalText.safe($0)] } ?? []) + [
                 handler.claim.rank.rawValue, handler.claim.role.rawValue, TerminalText.safe(handler.application.identifier ?? "-"),
                 TerminalText.safe(handler.application.version ?? "-"), displayName(handler).terminalSafe,
                 TerminalText.safe(handler.application.path.string),
@@ -95,8 +123,22 @@ struct OpenWithCommand: ParsableCommand {
         print(table.rendered())
     }
 
-    /// The question, and how to name it in a message.
-    func question(_ catalogue: Catalogue) throws -> (HandlerRanking.Question, String) {
+    /// Rules 28 to 30 over whole records (PostgreSQL's, which keeps each record whole): the type
+    /// database of their declarations and the system's, their claims, ranked together.
+    static func rank(_ question: HandlerRanking.Question, _ applications: [(host: String, record: BundleRecord)],
+                     role: LaunchClaim.Role?, all: Bool) -> [HandlerRanking.Handler] {
+        let types = TypeDatabase(TypeDatabase.standardSystem + applications.flatMap { application in
+            TypeDatabase.declarations(TypeDeclaration.parse(application.record.infoDictionary), by: application.record.key)
+        })
+        let candidates = applications.map { host, record in
+            HandlerRanking.Application(path: record.key, identifier: record.identifier, version: record.version,
+                                       claims: LaunchClaim.claims(in: record.infoDictionary), host: host)
+        }
+        return HandlerRanking.handlers(of: question, among: candidates, types: types, role: role, all: all)
+    }
+
+    /// The question, and how to name it in a message; a PATH needs the local catalogue.
+    func question(_ catalogue: Catalogue?) throws -> (HandlerRanking.Question, String) {
         if let fileExtension { return (.file(extension: Substring(fileExtension).drop { $0 == "." }.lowercased()), "extension \(fileExtension)") }
         if let type { return (.type(type), "type \(type)") }
         if let scheme { return (.scheme(scheme), "scheme \(scheme)") }
@@ -107,7 +149,7 @@ struct OpenWithCommand: ParsableCommand {
         let ext = given.lastComponent.lowercasedExtension
         guard (try? FileStatus.of(resolved))?.type == .directory else { return (.file(extension: ext), "\(given)") }
         // A package is its package type and a folder; the catalogue knows whether it is one.
-        if let ext, let bundle = try catalogue.bundles(atPaths: [resolved]).first, bundle.record.isPackage {
+        if let ext, let bundle = try catalogue?.bundles(atPaths: [resolved]).first, bundle.record.isPackage {
             return (.package(extension: ext), "\(given)")
         }
         return (.folder, "\(given)")

@@ -20,12 +20,15 @@ public enum HandlerRanking {
         public var identifier: String?
         public var version: String?
         public var claims: [LaunchClaim]
+        /// Which catalogue it is in, for a caller that ranks several (PostgreSQL's hosts); nil for one.
+        public var host: String?
 
-        public init(path: FilePath, identifier: String?, version: String?, claims: [LaunchClaim]) {
+        public init(path: FilePath, identifier: String?, version: String?, claims: [LaunchClaim], host: String? = nil) {
             self.path = path
             self.identifier = identifier
             self.version = version
             self.claims = claims
+            self.host = host
         }
     }
 
@@ -71,7 +74,9 @@ public enum HandlerRanking {
         switch BundleVersion.compare(a.application.version ?? "", b.application.version ?? "") {
         case .orderedDescending: return true
         case .orderedAscending: return false
-        case .orderedSame: return a.application.path < b.application.path
+        case .orderedSame:
+            if a.application.path != b.application.path { return a.application.path < b.application.path }
+            return (a.application.host ?? "") < (b.application.host ?? "")
         }
     }
 

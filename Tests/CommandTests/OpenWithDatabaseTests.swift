@@ -1,0 +1,46 @@
+import BundleModel
+import Codecs
+import Fixtures
+import Foundation
+import Testing
+import TestSupport
+
+/// `open-with --database` across hosts published to a real PostgreSQL server the test starts:
+/// every host's applications ranked together, each with its host, as one catalogue ranks its own.
+@Suite struct OpenWithDatabaseTests {
+    let temporary = TemporaryDirectory("open-with-database")
+
+    static func claiming(_ ext: String, rank: String, role: String = "Viewer") -> [String: PlistValue] {
+        ["CFBundleVersion": .string("1"), "CFBundleDocumentTypes": .array([.dictionary([
+            "CFBundleTypeExtensions": .array([.string(ext)]), "LSHandlerRank": .string(rank), "CFBundleTypeRole": .string(role),
+        ])])]
+    }
+
+    @Test func hostsApplicationsAreRankedTogether() throws {
+        let server = try PostgresServer()
+        let alpha = TreeWriter(root: temporary.appending("alpha")), beta = TreeWriter(root: temporary.appending("beta"))
+        alpha.macApp("Apps/Notes.app", identifier: "org.example.notes", info: Self.claiming("note", rank: "Alternate"))
+        beta.macApp("Apps/Notes.app", identifier: "org.example.notes-pro", info: Self.claiming("note", rank: "Owner", role: "Editor"))
+        // Inside an archive, an application is not installed: it claims nothing.
+        beta.macApp("Staging/Archived.app", identifier: "org.example.archived", info: Self.claiming("note", rank: "Owner"))
+        #expect(try Subprocess.run("/usr/bin/zip", ["-qry", beta.path("Apps/Archived.zip"), "Archived.app"], directory: beta.path("Staging")).status == 0)
+        beta.remove("Staging")
+        for (tree, host) in [(alpha, "alpha"), (beta, "beta")] {
+            let catalogue = temporary.appending("\(host).sqlite")
+            #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
+            #expect(try Subprocess.bundlefs(["publish", server.url, "--host", host], catalogue: catalogue).status == 0)
+        }
+        let catalogue = temporary.appending("alpha.sqlite")
+        let answer = try Subprocess.bundlefs(["open-with", "--extension", "note", "--json", "--database", server.url], catalogue: catalogue)
+        #expect(answer.status == 0, "\(answer.standardError)")
+        let handlers = try JSONValue.parse(answer.standardOutput).arrayValue ?? []
+        #expect(handlers.map { [$0["host"]?.stringValue, $0["identifier"]?.stringValue, $0["rank"]?.stringValue] } == [
+            ["beta", "org.example.notes-pro", "Owner"], ["alpha", "org.example.notes", "Alternate"],
+        ])
+        #expect(handlers.first?["default"] == .bool(true))
+        let table = try Subprocess.bundlefs(["open-with", "--extension", "note", "--database", server.url, "--host", "alpha"], catalogue: catalogue)
+        #expect(table.standardOutput.hasPrefix("HOST") && table.standardOutput.contains("org.example.notes") && !table.standardOutput.contains("notes-pro"))
+        #expect(try Subprocess.bundlefs(["open-with", "--scheme", "https", "--database", server.url], catalogue: catalogue).status == 1)
+        #expect(try Subprocess.bundlefs(["open-with", "--host", "alpha", "--extension", "note"], catalogue: catalogue).status != 0)
+    }
+}
