@@ -81,20 +81,22 @@ extension Catalogue {
         if let scheme = matcher.scheme { targets.append(("scheme", scheme)) }
         if matcher.isDocument { targets.append(("everything", "")) }
         var applications: [Int64: HandlerRanking.Application] = [:]
+        // `bundles_for_launch` covers what is read of an application, so no wide bundle row is.
         let statement = try db.cachedStatement(sql: """
-            SELECT b.id, b.path, b.identifier, b.version, c.target_kind, c.target, c.role, c.rank
-            FROM launch_claims c JOIN bundles b ON b.id = c.bundle_id WHERE c.target_kind = ? AND c.target = ?
+            SELECT b.id, b.path, b.identifier, b.version, c.role, c.rank
+            FROM launch_claims c JOIN bundles b INDEXED BY bundles_for_launch ON b.id = c.bundle_id
+            WHERE c.target_kind = ? AND c.target = ? AND b.kind = 'application' AND b.archive IS NULL
             """)
         for (kind, value) in targets {
-            for row in try Row.fetchAll(statement, arguments: [kind, value]) {
-                guard let target = LaunchRows.target(kind: row[4], value: row[5]),
-                      let role = LaunchClaim.Role(rawValue: row[6]), let rank = LaunchClaim.Rank(rawValue: row[7])
-                else { continue }
+            guard let target = LaunchRows.target(kind: kind, value: value) else { continue }
+            let rows = try Row.fetchCursor(statement, arguments: [kind, value])
+            while let row = try rows.next() {
+                guard let role = LaunchClaim.Role(rawValue: row[4]), let rank = LaunchClaim.Rank(rawValue: row[5]) else { continue }
                 let id: Int64 = row[0]
-                if applications[id] == nil {
-                    applications[id] = HandlerRanking.Application(path: FilePath(row[1] as String), identifier: row[2], version: row[3], claims: [])
+                let claim = LaunchClaim(target: target, role: role, rank: rank)
+                if applications[id]?.claims.append(claim) == nil {
+                    applications[id] = HandlerRanking.Application(path: FilePath(row[1] as String), identifier: row[2], version: row[3], claims: [claim])
                 }
-                applications[id]!.claims.append(LaunchClaim(target: target, role: role, rank: rank))
             }
         }
         return Array(applications.values)

@@ -7,7 +7,8 @@ import SystemCalls
 /// extension and MIME type, each lower-cased), found by what is asked through their indexes. A
 /// declaration's whole form stays in `bundles.type_declarations`.
 enum LaunchRows {
-    static let insertClaimSQL = "INSERT INTO launch_claims (bundle_id, target_kind, target, role, rank) VALUES (?, ?, ?, ?, ?)"
+    /// Claims that differ only in a type's case are one row (the key holds the lower-cased type).
+    static let insertClaimSQL = "INSERT OR IGNORE INTO launch_claims (bundle_id, target_kind, target, role, rank) VALUES (?, ?, ?, ?, ?)"
     static let insertTagSQL = "INSERT INTO type_tags (bundle_id, kind, value, type_key) VALUES (?, ?, ?, ?)"
 
     /// Only installed applications claim and declare (an application inside an archive is not

@@ -11,16 +11,23 @@ import Glibc
 /// empty), in groups of 100. One bundle in ten is
 /// a GNUstep-style app, one in ten a framework with versioned links. Every executable has real
 /// headers (rule 23): macOS apps are universal (x86_64 and signed arm64) or thin, frameworks thin,
-/// GNUstep apps ELF with a build-id; each slice's UUID comes from `uuid(_:slice:)`.
+/// GNUstep apps ELF with a build-id; each slice's UUID comes from `uuid(_:slice:)`. macOS apps
+/// claim and declare types (`launchServicesKeys(_:)`); GNUstep apps claim nothing (rule 29 reads
+/// CFBundleDocumentTypes, not GNUstep's NSTypes).
+///
+/// `applicationsOnly` makes every bundle a macOS app holding only its Info.plist, PkgInfo and
+/// executable, with the same claims: the catalogue `open-with` answers from, cheaply.
 public struct BenchmarkTree: Sendable {
     public let root: String
     public let bundles: Int
+    public let applicationsOnly: Bool
     /// Bumped whenever the layout changes, so a cached tree from an older generator is rebuilt.
-    public static let generatorVersion = "6"
+    public static let generatorVersion = "7"
 
-    public init(root: String, bundles: Int = 20_000) {
+    public init(root: String, bundles: Int = 20_000, applicationsOnly: Bool = false) {
         self.root = root
         self.bundles = bundles
+        self.applicationsOnly = applicationsOnly
     }
 
     public static func identifier(_ index: Int) -> String { "com.example.bench.app\(index)" }
@@ -43,7 +50,7 @@ public struct BenchmarkTree: Sendable {
     }
 
     var marker: String { FilePath(root).appending(".bundlefs-bench-tree").string }
-    var markerText: String { "\(Self.generatorVersion) \(bundles)\n" }
+    var markerText: String { "\(Self.generatorVersion) \(bundles)\(applicationsOnly ? " applications" : "")\n" }
 
     /// Whether a complete tree of this size and generator version is already there.
     public var isComplete: Bool {
@@ -62,6 +69,10 @@ public struct BenchmarkTree: Sendable {
             tiff: IconFixtures.tiff([IconFixtures.disc(side: 16, red: 40, green: 40, blue: 200)]))
         for index in 0..<bundles {
             let group = "Group\(index / 100)"
+            if applicationsOnly {
+                bareApp(writer, group: group, index: index)
+                continue
+            }
             switch index % 10 {
             case 3: gnustepApp(writer, group: group, index: index, localizable: localizable, icon: icon)
             case 7: framework(writer, group: group, index: index)
@@ -83,7 +94,7 @@ public struct BenchmarkTree: Sendable {
             "CFBundleDisplayName": .string("App\(index)"), "CFBundleDevelopmentRegion": .string("en"),
             "LSMinimumSystemVersion": .string("10.15"), "NSHumanReadableCopyright": .string("© 2026 Example"),
             "CFBundleIconFile": .string("AppIcon"),
-        ]))
+        ].merging(Self.launchServicesKeys(index)) { $1 }))
         writer.text("\(app)/Contents/PkgInfo", "APPL????")
         writer.file("\(app)/Contents/MacOS/App\(index)", Self.executable(index), mode: 0o755)
         writer.file("\(app)/Contents/Resources/AppIcon.icns", icon.icns)
@@ -93,6 +104,13 @@ public struct BenchmarkTree: Sendable {
         writer.strings("\(app)/Contents/Resources/en.lproj/InfoPlist.strings", ["CFBundleDisplayName": "App \(index)"], as: .utf16LittleEndianWithBOM)
         writer.file("\(app)/Contents/Resources/en.lproj/Localizable.strings", localizable)
         writer.file("\(app)/Contents/Resources/en.lproj/Credits.rtf", [])
+    }
+
+    private func bareApp(_ writer: TreeWriter, group: String, index: Int) {
+        let app = "\(group)/App\(index).app"
+        writer.plist("\(app)/Contents/Info.plist", info(index, executable: "App\(index)", extra: Self.launchServicesKeys(index)))
+        writer.text("\(app)/Contents/PkgInfo", "APPL????")
+        writer.file("\(app)/Contents/MacOS/App\(index)", MachOImage.arm64(uuid: Self.uuid(index)).bytes(), mode: 0o755)
     }
 
     private func gnustepApp(_ writer: TreeWriter, group: String, index: Int, localizable: [UInt8], icon: Icons) {

@@ -28,10 +28,11 @@ struct Settings {
     var view = true
     var million = true
     var publish = true
+    var openWith = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -47,6 +48,7 @@ struct Settings {
             case "--skip-view": view = false
             case "--skip-million": million = false
             case "--skip-publish": publish = false
+            case "--skip-open-with": openWith = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
             default:
@@ -95,6 +97,15 @@ if CommandLine.arguments.contains("--profile-lookup") {
         for _ in 0..<50_000 { _ = try catalogue.bundles(matching: BundleQuery(identifier: BenchmarkTree.identifier(Int.random(in: 0..<20_000, using: &generator)))) }
     }
     print(String(format: "%.1f µs per lookup", seconds / 50_000 * 1e6))
+    exit(0)
+}
+// `--profile-open-with CATALOGUE`: the open-with figure's questions, 20 times each, for a profiler.
+if CommandLine.arguments.contains("--profile-open-with") {
+    let catalogue = try Catalogue(path: CommandLine.arguments.last!, mode: .readOnly)
+    for (label, question) in OpenWithBench.questions {
+        let seconds = try Timing.seconds { for _ in 0..<20 { _ = try catalogue.handlers(of: question) } }
+        print(String(format: "%@: %.2f ms each", label, seconds / 20 * 1000))
+    }
     exit(0)
 }
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
@@ -189,6 +200,11 @@ if settings.index {
     precondition(uuidFound == settings.lookups, "every looked-up UUID belongs to one bundle; found \(uuidFound)")
     report.add("lookup by UUID (query --uuid)", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / uuidSeconds, uuidSeconds / Double(settings.lookups) * 1e6), goal: "(< 1 ms each)")
     report.add("lookup by identifier", value: String(format: "%.0f /s (%.1f µs each)", Double(settings.lookups) / lookupSeconds, lookupSeconds / Double(settings.lookups) * 1e6), goal: "< 1 ms each")
+}
+
+if settings.openWith {
+    progress("open-with figures: \(OpenWithBench.applications) applications that claim types, in process ...")
+    try OpenWithBench.run(binary: settings.binary, output: settings.output, report: &report)
 }
 
 if settings.publish {

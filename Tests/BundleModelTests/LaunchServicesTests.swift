@@ -1,5 +1,6 @@
-import BundleModel
+@testable import BundleModel
 import Codecs
+import Fixtures
 import SystemCalls
 import Testing
 
@@ -209,5 +210,24 @@ import Testing
             LaunchClaim(target: .mimeType("image/jpeg"), role: .viewer, rank: .default),
             LaunchClaim(target: .fileExtension("rtf"), role: .editor, rank: .default),
         ])
+    }
+
+    /// The ranking sorts by keys worked out once per handler; its order is still rule 30's pairwise
+    /// one, versions that compare the same (`1.0` and `1.00`) falling through to the path.
+    @Test func theKeyedSortKeepsRule30sOrder() {
+        var generator = SeededGenerator(seed: 30)
+        let versions = ["1.0", "1.00", "1.0b2", "1.10", "1.9", "2", "", "1.0.1", "10a"]
+        let ranks = ["Owner", "Default", "Alternate", "None", "bogus"]
+        let types = ["public.jpeg", "public.image", "public.data"]
+        let apps = (0..<300).map { index in
+            Self.application("/Apps/App\(Int.random(in: 0..<1000, using: &generator)).\(index).app",
+                             version: versions.randomElement(using: &generator)!, documentTypes: [
+                .dictionary(["LSItemContentTypes": .array([.string(types.randomElement(using: &generator)!)]),
+                             "LSHandlerRank": .string(ranks.randomElement(using: &generator)!)]),
+            ]).0
+        }
+        let handlers = HandlerRanking.handlers(of: .file(extension: "jpg"), among: apps, types: Self.database(), all: true)
+        #expect(handlers.count == 300)
+        #expect(Self.names(handlers) == Self.names(handlers.sorted(by: HandlerRanking.precedes)))
     }
 }

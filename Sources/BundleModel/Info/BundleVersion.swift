@@ -48,7 +48,7 @@ public enum BundleVersion {
         return majorBCD << 24 | UInt32(minor) << 20 | UInt32(bugFix) << 16 | stage << 8 | build
     }
 
-    private enum Token: Equatable {
+    fileprivate enum Token: Equatable, Sendable {
         case number(String) // digits without leading zeros
         case text(String)
         case separator
@@ -87,8 +87,17 @@ public enum BundleVersion {
 
     /// Compares two version strings component by component, numbers numerically: `1.10` > `1.9`,
     /// `1.0.1` > `1.0`, and a trailing text part marks a pre-release: `1.0` > `1.0b2` > `1.0b1`.
-    public static func compare(_ lhs: String, _ rhs: String) -> Order {
-        let left = tokens(lhs), right = tokens(rhs)
+    public static func compare(_ lhs: String, _ rhs: String) -> Order { compare(Key(lhs), Key(rhs)) }
+
+    /// A version string split once into its components, for sorts that compare it many times.
+    public struct Key: Sendable {
+        fileprivate let tokens: [Token]
+        public init(_ version: String) { tokens = BundleVersion.tokens(version) }
+    }
+
+    /// `compare(_:_:)` of two split versions.
+    public static func compare(_ lhsKey: Key, _ rhsKey: Key) -> Order {
+        let left = lhsKey.tokens, right = rhsKey.tokens
         for (a, b) in zip(left, right) {
             switch (a, b) {
             case let (.number(x), .number(y)):
