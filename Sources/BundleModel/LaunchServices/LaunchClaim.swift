@@ -58,6 +58,13 @@ public struct LaunchClaim: Sendable, Hashable {
             let claim = LaunchClaim(target: target, role: role, rank: rank)
             if seen.insert(claim).inserted { claims.append(claim) }
         }
+        // Leading dots dropped, without case; `*` claims everything.
+        func addExtensions(_ values: [String], _ role: Role, _ rank: Rank) {
+            for value in values {
+                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
+                if trimmed == "*" { add(.everything, role, rank) } else if !trimmed.isEmpty { add(.fileExtension(trimmed), role, rank) }
+            }
+        }
         for entry in info.raw["CFBundleDocumentTypes"]?.array ?? [] {
             guard let entry = entry.dictionary else { continue }
             let role = Role(entry["CFBundleTypeRole"]?.string)
@@ -68,10 +75,7 @@ public struct LaunchClaim: Sendable, Hashable {
                 for type in contentTypes { add(.type(type), role, rank) }
                 continue
             }
-            for value in entry["CFBundleTypeExtensions"]?.stringList ?? [] {
-                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
-                if trimmed == "*" { add(.everything, role, rank) } else if !trimmed.isEmpty { add(.fileExtension(trimmed), role, rank) }
-            }
+            addExtensions(entry["CFBundleTypeExtensions"]?.stringList ?? [], role, rank)
             for value in entry["CFBundleTypeMIMETypes"]?.stringList ?? [] {
                 let mime = value.trimmingSpaces.lowercased()
                 if mime == "*" || mime == "*/*" { add(.everything, role, rank) } else if !mime.isEmpty { add(.mimeType(mime), role, rank) }
@@ -84,10 +88,7 @@ public struct LaunchClaim: Sendable, Hashable {
         for entry in info.raw["NSTypes"]?.array ?? [] {
             guard let entry = entry.dictionary else { continue }
             let role = Role(entry["NSRole"]?.string)
-            for value in (entry["NSUnixExtensions"]?.stringList ?? []) + (entry["NSDOSExtensions"]?.stringList ?? []) {
-                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
-                if trimmed == "*" { add(.everything, role, .default) } else if !trimmed.isEmpty { add(.fileExtension(trimmed), role, .default) }
-            }
+            addExtensions((entry["NSUnixExtensions"]?.stringList ?? []) + (entry["NSDOSExtensions"]?.stringList ?? []), role, .default)
             for value in entry["NSMIMETypes"]?.stringList ?? [] {
                 let mime = value.trimmingSpaces.lowercased()
                 if !mime.isEmpty { add(mime == "*/*" ? .everything : .mimeType(mime), role, .default) }
