@@ -34,7 +34,7 @@ extension Catalogue {
     }
 
     static func typeDatabase(_ db: Database, reaching question: HandlerRanking.Question) throws -> TypeDatabase {
-        let system = TypeDatabase(TypeDatabase.standardSystem)
+        let system = TypeDatabase.standardSystemDatabase
         var pending: [String] = []
         func typesDeclaring(_ kind: String, _ value: String) throws -> [String] {
             try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT type_key FROM type_tags WHERE kind = ? AND value = ?"),
@@ -61,12 +61,14 @@ extension Catalogue {
                 SELECT path, type_declarations FROM bundles
                 WHERE id IN (SELECT bundle_id FROM type_tags WHERE kind = 'identifier' AND value = ?)
                 """), arguments: [key])
+            var ofThisType: [TypeDatabase.Declaration] = []
             for row in rows {
                 let declarations = ((row[1] as String?).map(TypeDeclarationCoding.decode) ?? []).filter { TypeDatabase.key($0.identifier) == key }
-                declared += TypeDatabase.declarations(declarations, by: FilePath(row[0] as String))
+                ofThisType += TypeDatabase.declarations(declarations, by: FilePath(row[0] as String))
             }
+            declared += ofThisType
             // Every declaration's parents: the database decides which one counts.
-            for declaration in (system.declarations[key] ?? []) + declared.filter({ TypeDatabase.key($0.identifier) == key }) {
+            for declaration in (system.declarations[key] ?? []) + ofThisType {
                 pending += declaration.conformsTo.map(TypeDatabase.key)
             }
         }

@@ -125,6 +125,8 @@ extension TypeDatabase {
     }
 
     public static let standardSystem = declarations(of: .standard)
+    /// The system's declarations alone, as a database: built once, not per question.
+    public static let standardSystemDatabase = TypeDatabase(standardSystem)
 
     /// An application's declarations.
     public static func declarations(_ declarations: [TypeDeclaration], by path: FilePath) -> [Declaration] {
