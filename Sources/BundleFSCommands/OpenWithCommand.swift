@@ -2,7 +2,6 @@ import ArgumentParser
 import BundleModel
 import Catalogue
 import Codecs
-import Publishing
 import SystemCalls
 
 struct OpenWithCommand: ParsableCommand {
@@ -14,7 +13,8 @@ struct OpenWithCommand: ParsableCommand {
             applications' CFBundleDocumentTypes and CFBundleURLTypes, ranked Owner, Default, Alternate \
             (None only with --all), exact claims before claims through a type's conformance, claims of \
             everything last, newer versions first. The first is the default application. A PATH's \
-            type comes from its extension; a folder is public.folder. See Docs/launch-services.md.
+            type comes from its extension; a folder is public.folder. With --database, every host's \
+            installed applications (or --host's) are ranked together. See Docs/launch-services.md.
             """)
 
     enum RoleOption: String, ExpressibleByArgument, CaseIterable {
@@ -50,37 +50,32 @@ struct OpenWithCommand: ParsableCommand {
     @Flag(help: "Print a JSON array.")
     var json = false
 
-    @Option(help: ArgumentHelp(
-        "Ask this PostgreSQL database, which hosts publish to: the applications of every host (or --host's), ranked together.",
-        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
-    var database: String?
-
-    @Option(help: ArgumentHelp("With --database: only this host's applications.", valueName: "name"))
-    var host: String?
+    @OptionGroup var remote: DatabaseOptions
 
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         let given = [path != nil, fileExtension != nil, type != nil, scheme != nil].filter { $0 }.count
         guard given == 1 else { throw ValidationError("give one of PATH, --extension, --type or --scheme") }
-        if host != nil && database == nil { throw ValidationError("--host narrows a --database question; give --database too") }
-        if database != nil && path != nil { throw ValidationError("with --database, ask by --extension, --type or --scheme (a PATH is on this host)") }
-        if let database, !PostgresURL.looksValid(database) {
-            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
-        }
+        if remote.database != nil && path != nil { throw ValidationError("with --database, ask by --extension, --type or --scheme (a PATH is on this host)") }
     }
 
     func run() throws {
         let languages = try common.languages()
         let handlers: [HandlerRanking.Handler]
         let asked: String
-        // By host and path: two hosts may have an application at the same path.
-        var records: [String: BundleRecord] = [:]
-        func key(_ host: String?, _ path: FilePath) -> String { (host ?? "") + "\u{0}" + path.string }
-        if let database {
+        // By host and path (two hosts may have an application at the same path), the path as bytes:
+        // NFC and NFD twins are two applications.
+        struct Key: Hashable {
+            var host: String?
+            var path: FilePath
+        }
+        var records: [Key: BundleRecord] = [:]
+        func key(_ host: String?, _ path: FilePath) -> Key { Key(host: host, path: path) }
+        if let database = remote.database {
             let question: HandlerRanking.Question
             (question, asked) = try self.question(nil)
-            let published = try QueryCommand.published(BundleQuery(kind: "application", inArchives: false), database: database, host: host)
+            let published = try remote.bundles(matching: BundleQuery(kind: "application", inArchives: false), database: database)
             handlers = Self.rank(question, published.map { ($0.host, $0.record) }, role: role?.role, all: all)
             for bundle in published { records[key(bundle.host, bundle.record.key)] = bundle.record }
         } else {
@@ -112,7 +107,7 @@ struct OpenWithCommand: ParsableCommand {
             }).serialized(pretty: true))
             return
         }
-        var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["RANK", "ROLE", "IDENTIFIER", "VERSION", "NAME", "PATH"])
+        var table = TextTable(header: (remote.database == nil ? [] : ["HOST"]) + ["RANK", "ROLE", "IDENTIFIER", "VERSION", "NAME", "PATH"])
         for handler in handlers {
             table.rows.append((handler.application.host.map { [TerminalText.safe($0)] } ?? []) + [
                 handler.claim.rank.rawValue, handler.claim.role.rawValue, TerminalText.safe(handler.application.identifier ?? "-"),

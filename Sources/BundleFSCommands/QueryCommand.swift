@@ -4,7 +4,6 @@ import Catalogue
 import Codecs
 import Foundation
 import Indexer
-import Publishing
 import SystemCalls
 
 struct QueryCommand: ParsableCommand {
@@ -48,22 +47,9 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Print a JSON array for programs instead of a table.")
     var json = false
 
-    @Option(help: ArgumentHelp(
-        "Ask this PostgreSQL database, which hosts publish to, instead of the local catalogue.",
-        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
-    var database: String?
-
-    @Option(help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
-    var host: String?
+    @OptionGroup var remote: DatabaseOptions
 
     @OptionGroup var common: CommonOptions
-
-    func validate() throws {
-        if host != nil && database == nil { throw ValidationError("--host narrows a --database query; give --database too") }
-        if let database, !PostgresURL.looksValid(database) {
-            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
-        }
-    }
 
     func run() throws {
         let languages = try common.languages()
@@ -89,9 +75,9 @@ struct QueryCommand: ParsableCommand {
         // Local records have no host; PostgreSQL's each carry theirs.
         let bundles: [(host: String?, record: BundleRecord)]
         var archiveErrors: [FilePath: String] = [:]
-        if let database {
+        if let database = remote.database {
             // PostgreSQL narrows by what it indexes; rules 31 and 32 are applied to the records here.
-            bundles = try Self.published(query, database: database, host: host).map { ($0.host, $0.record) }.filter { Self.admits(query, $0.record) }
+            bundles = try remote.bundles(matching: query, database: database).map { ($0.host, $0.record) }.filter { Self.admits(query, $0.record) }
         } else {
             let catalogue = try common.openCatalogue(.readOnly)
             bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }
@@ -106,7 +92,7 @@ struct QueryCommand: ParsableCommand {
             return
         }
         guard !bundles.isEmpty else { return }
-        var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
+        var table = TextTable(header: (remote.database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
         for (host, record) in bundles {
             table.rows.append((host.map { [TerminalText.safe($0)] } ?? []) + [
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind.rawValue),
@@ -123,15 +109,6 @@ struct QueryCommand: ParsableCommand {
         if let type = query.plugInType, !PlugInProvision.plugInTypes(record.infoDictionary).contains(type) { return false }
         if let point = query.extensionPoint, PlugInProvision.extensionPoint(record.infoDictionary) != point { return false }
         return query.runsOn?.admits(record) ?? true
-    }
-
-    /// The query against PostgreSQL, its errors as one line without any password.
-    static func published(_ query: BundleQuery, database: String, host: String?) throws -> [PublishedBundle] {
-        do {
-            return try PublishedCatalogue(readingFrom: database).bundles(matching: query, host: host)
-        } catch {
-            throw UserError("\(PostgresURL.redacted(database)): \(error)")
-        }
     }
 }
 
