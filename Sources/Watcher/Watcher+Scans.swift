@@ -25,6 +25,29 @@ extension Watcher {
     /// tree from the catalogue and checks every bundle's files once more (a file edited between
     /// its check and the watch on its directory would otherwise go unseen).
     func rescanAll(reason: String?) throws {
+        do {
+            try rescanRoots(reason: reason)
+        } catch {
+            forgetFailedRescanRegistrations()
+            throw error
+        }
+    }
+
+    /// A rescan that failed (a fault) may have stopped before the tree was rebuilt, yet it watched
+    /// what it listed. Directories the tree knows keep their watches; the others lose them and
+    /// stay unknown, so that the batch that meets them scans them as new (a node made from a
+    /// registration alone would look read already, and its bundles would never be found).
+    func forgetFailedRescanRegistrations() {
+        var unheld: [Int32] = []
+        for (path, watch) in installer.drain() {
+            guard let watch else { continue }
+            if let node = tree.node(at: path) { tree.setWatch(watch, for: node) } else { unheld.append(watch) }
+        }
+        installer.remove(unheld.filter { tree.node(forWatch: $0) == nil })
+        installer.settle { tree.node(forWatch: $0) != nil }
+    }
+
+    private func rescanRoots(reason: String?) throws {
         let started = Self.now()
         status.state = reason == nil ? .starting : .rescanning
         writeStatus()

@@ -145,9 +145,15 @@ public final class Watcher: @unchecked Sendable {
         if rescanRequested.exchange(false, ordering: .relaxed) { scheduleRescan(reason: "a rescan was requested", backoff: 0) }
         if let due = rescanDueAt {
             if Self.now() >= due {
-                // Everything read before the rescan is covered by it.
+                // Everything read before the rescan is covered by it, if it succeeds; if it fails,
+                // the view is still told what these events found.
                 rescanDueAt = nil
-                try recover()
+                do {
+                    try recover()
+                } catch {
+                    failed(Catalogue.explain(error))
+                    if !events.isEmpty { try process(events, writing: false) }
+                }
             } else if fault != nil && !events.isEmpty {
                 // The catalogue cannot take them, but the view still follows the tree; the rescan
                 // that ends the fault writes what they found.

@@ -72,12 +72,13 @@ public struct WatcherFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` seconds pass (then throws).
-public func poll(timeout: Double, _ what: String, _ condition: () throws -> Bool) throws {
+/// Polls `condition` every 20 ms until it holds or `timeout` seconds pass (then throws, saying
+/// `what` as it reads then: a listing in it shows the state that failed, not the one before).
+public func poll(timeout: Double, _ what: @autoclosure () -> String, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if try condition() { return }
-        if Date() > deadline { throw WatcherFailure("timed out after \(timeout) s waiting for \(what)") }
+        if Date() > deadline { throw WatcherFailure("timed out after \(timeout) s waiting for \(what())") }
         usleep(20_000)
     }
 }

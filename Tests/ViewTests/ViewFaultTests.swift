@@ -92,15 +92,26 @@ extension MountedViewTests {
             fixture.tree.remove("Documents/hidden-extension.txt")
             fixture.tree.macApp("Applications/Fresh.app", identifier: "org.example.fresh", info: ["CFBundleDisplayName": .string("Fresh")],
                                 localizedStrings: ["en": ["CFBundleDisplayName": "Fresh Name"]])
-            try poll(timeout: 15, "the view to follow the tree: \((try? listing(view.path("Documents"))) ?? [])") {
+            try poll(timeout: 15, "the view to follow the tree: \((try? listing(view.path("Documents"))) ?? []); log:\n\(view.log)") {
                 let documents = try listing(view.path("Documents"))
                 return documents.contains("New Folder") && documents.contains("renamed notes.txt") && !documents.contains("notes.txt")
                     && !documents.contains("hidden-extension")
             }
-            try poll(timeout: 15, "the new package, by what the watcher read: \((try? listing(view.path("Applications"))) ?? [])") {
+            try poll(timeout: 15, "the new package, by what the watcher read: \((try? listing(view.path("Applications"))) ?? []); log:\n\(view.log)") {
                 try listing(view.path("Applications")).contains("Fresh Name")
             }
             #expect(try FileStatus.of(view.path("Applications/Fresh Name")).type == .regular)
+            // Packages made over two seconds, across the watcher's retries: those made while a
+            // failing retry lists the tree, and those whose events it takes, show too.
+            for index in 0..<20 {
+                fixture.tree.macApp("Applications/Burst\(index).app", identifier: "org.example.burst\(index)",
+                                    info: ["CFBundleDisplayName": .string("Burst\(index)")],
+                                    localizedStrings: ["en": ["CFBundleDisplayName": "Burst \(index)"]])
+                usleep(100_000)
+            }
+            try poll(timeout: 15, "the packages made across retries: \((try? listing(view.path("Applications"))) ?? []); log:\n\(view.log)") {
+                try listing(view.path("Applications")).filter { $0.hasPrefix("Burst ") }.count == 20
+            }
             #expect(status()?["problem"]?.stringValue?.contains("full") == true, "still a fault: the view followed without the catalogue")
 
             // Space again: what the view showed is what the catalogue now holds.
