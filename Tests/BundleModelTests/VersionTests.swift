@@ -1,4 +1,4 @@
-import BundleModel
+@testable import BundleModel
 import Testing
 
 @Suite struct VersionTests {
@@ -23,5 +23,18 @@ import Testing
 
     @Test func equalVersions() {
         #expect(BundleVersion.compare("1.01", "1.1") == .orderedSame)
+    }
+
+    /// ASCII versions are split by bytes, others by characters: both must split alike.
+    @Test func asciiVersionsSplitAsCharactersDo() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789.-_ abfrcZ")
+        var versions = ["", "0", "00", "007", "1..2", ".1", "1.", "a", "1a", "a1", "1.0b07", "--", "0.0.0", " 1 ", "1_2-3 4"]
+        for _ in 0..<3_000 {
+            versions.append(String((0..<Int.random(in: 1...10, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for version in versions {
+            #expect(BundleVersion.asciiTokens(version) == BundleVersion.characterTokens(version), "\(version)")
+        }
     }
 }

@@ -48,13 +48,18 @@ public enum BundleVersion {
         return majorBCD << 24 | UInt32(minor) << 20 | UInt32(bugFix) << 16 | stage << 8 | build
     }
 
-    fileprivate enum Token: Equatable, Sendable {
+    enum Token: Equatable, Sendable {
         case number(String) // digits without leading zeros
         case text(String)
         case separator
     }
 
     private static func tokens(_ version: String) -> [Token] {
+        // ASCII (every version string seen) is split by bytes; others by characters, as written.
+        version.utf8.allSatisfy({ $0 < 0x80 }) ? asciiTokens(version) : characterTokens(version)
+    }
+
+    static func characterTokens(_ version: String) -> [Token] {
         var result: [Token] = []
         var current = ""
         var currentIsNumber = false
@@ -82,6 +87,41 @@ public enum BundleVersion {
             }
         }
         flush()
+        return result
+    }
+
+    /// `tokens` of an ASCII string, a byte at a time (a character at a time, each one a grapheme
+    /// cluster, made splitting hundreds of versions a tenth of an `open-with` answer).
+    static func asciiTokens(_ version: String) -> [Token] {
+        var result: [Token] = []
+        var start = 0
+        var currentIsNumber = false
+        let bytes = Array(version.utf8)
+        func flush(_ end: Int) {
+            guard end > start else { return }
+            if currentIsNumber {
+                var first = start
+                while first < end - 1 && bytes[first] == UInt8(ascii: "0") { first += 1 }
+                result.append(.number(String(decoding: bytes[first..<end], as: UTF8.self)))
+            } else {
+                result.append(.text(String(decoding: bytes[start..<end], as: UTF8.self)))
+            }
+        }
+        for (index, byte) in bytes.enumerated() {
+            let isDigit = byte >= 0x30 && byte <= 0x39
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: " ") {
+                flush(index)
+                result.append(.separator)
+                start = index + 1
+            } else if isDigit != currentIsNumber && index > start {
+                flush(index)
+                start = index
+                currentIsNumber = isDigit
+            } else {
+                currentIsNumber = isDigit
+            }
+        }
+        flush(bytes.count)
         return result
     }
 
