@@ -22,7 +22,8 @@ extension Catalogue {
                     """,
                 "archives": "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path",
                 "launch_claims": """
-                    SELECT b.path, c.target_kind, c.target, c.role, c.rank FROM launch_claims c JOIN bundles b ON b.id = c.bundle_id
+                    SELECT b.path, c.target_kind, c.target, c.role, c.rank, c.path, c.identifier, c.version
+                    FROM launch_claims c JOIN bundles b ON b.id = c.bundle_id
                     ORDER BY 1, 2, 3, 4, 5
                     """,
                 "type_tags": "SELECT b.path, t.kind, t.value, t.type_key FROM type_tags t JOIN bundles b ON b.id = t.bundle_id ORDER BY 1, 2, 3, 4",

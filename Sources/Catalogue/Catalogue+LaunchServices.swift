@@ -4,14 +4,16 @@ import SystemCalls
 
 /// Rules 28 to 30 from the catalogue: the part of the type database a question reaches, and the
 /// applications whose claims can match it, each found through an index (`launch_claims`,
-/// `type_tags`), so that an answer does not read every application.
+/// `type_tags`), so that an answer does not read every application (`ClaimMerge`).
 extension Catalogue {
     /// The applications that open what `question` asks about, best first (rule 30).
     public func handlers(of question: HandlerRanking.Question, role: LaunchClaim.Role? = nil, all: Bool = false) throws -> [HandlerRanking.Handler] {
         try read { db in
             let types = try Self.typeDatabase(db, reaching: question)
             let matcher = HandlerRanking.Matcher(question: question, types: types)
-            return HandlerRanking.handlers(of: question, among: try Self.claimingApplications(db, matcher), types: types, role: role, all: all)
+            var handlers = try ClaimMerge.handlers(db, matcher.targets, role: role, all: all)
+            HandlerRanking.order(pathOrdered: &handlers)
+            return handlers
         }
     }
 
@@ -72,35 +74,6 @@ extension Catalogue {
                 pending += declaration.conformsTo.map(TypeDatabase.key)
             }
         }
-        return TypeDatabase(TypeDatabase.standardSystem + declared)
-    }
-
-    /// The installed applications with a claim the matcher can match, with those claims.
-    static func claimingApplications(_ db: Database, _ matcher: HandlerRanking.Matcher) throws -> [HandlerRanking.Application] {
-        var targets: [(kind: String, value: String)] = matcher.types.keys.map { ("type", $0) }
-        targets += matcher.extensions.map { ("extension", $0) }
-        targets += matcher.mimeTypes.keys.map { ("mime", $0) }
-        if let scheme = matcher.scheme { targets.append(("scheme", scheme)) }
-        if matcher.isDocument { targets.append(("everything", "")) }
-        var applications: [Int64: HandlerRanking.Application] = [:]
-        // `bundles_for_launch` covers what is read of an application, so no wide bundle row is.
-        let statement = try db.cachedStatement(sql: """
-            SELECT b.id, b.path, b.identifier, b.version, c.role, c.rank
-            FROM launch_claims c JOIN bundles b INDEXED BY bundles_for_launch ON b.id = c.bundle_id
-            WHERE c.target_kind = ? AND c.target = ? AND b.kind = 'application' AND b.archive IS NULL
-            """)
-        for (kind, value) in targets {
-            guard let target = LaunchRows.target(kind: kind, value: value) else { continue }
-            let rows = try Row.fetchCursor(statement, arguments: [kind, value])
-            while let row = try rows.next() {
-                guard let role = LaunchClaim.Role(rawValue: row[4]), let rank = LaunchClaim.Rank(rawValue: row[5]) else { continue }
-                let id: Int64 = row[0]
-                let claim = LaunchClaim(target: target, role: role, rank: rank)
-                if applications[id]?.claims.append(claim) == nil {
-                    applications[id] = HandlerRanking.Application(path: FilePath(row[1] as String), identifier: row[2], version: row[3], claims: [claim])
-                }
-            }
-        }
-        return Array(applications.values)
+        return system.adding(declared)
     }
 }

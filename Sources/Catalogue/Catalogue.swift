@@ -167,6 +167,9 @@ public final class Catalogue: Sendable {
         }
     }
 
+    /// How much of the file a read-only connection maps (SQLite maps no more than the file holds).
+    static let readerMapSize = 1 << 30
+
     /// Bytes of WAL file kept after a checkpoint: what 1,000 pages, SQLite's checkpoint interval, fill.
     static let walSizeLimit = 4 << 20
 
@@ -178,7 +181,11 @@ public final class Catalogue: Sendable {
         configuration.label = "bundlefs"
         configuration.readonly = mode == .readOnly
         configuration.prepareDatabase { db in
-            if !db.configuration.readonly {
+            if db.configuration.readonly {
+                // A reader (a command, a script's query) maps the file instead of copying every
+                // page it reads into its own cache; the daemon, long-lived, reads through its cache.
+                try db.execute(sql: "PRAGMA mmap_size = \(readerMapSize)")
+            } else {
                 // The catalogue is derived data: durability on power loss matters less than speed,
                 // and WAL with NORMAL still never corrupts on a crash.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")

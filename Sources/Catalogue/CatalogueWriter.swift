@@ -24,6 +24,7 @@ public struct CatalogueWriter {
     let removeBundles: RawStatement
     let renameDirectories: RawStatement
     let renameBundles: RawStatement
+    let renameClaims: RawStatement
     let renameBundleItself: RawStatement
     let upsertArchive: RawStatement
     let listArchives: RawStatement
@@ -72,6 +73,10 @@ public struct CatalogueWriter {
                 archive = CASE WHEN archive IS NOT NULL THEN ?2 || substr(archive, length(?1) + 1) END
             WHERE \(subtree)
             """)
+        // Claims carry their application's path: moved with it, found through the bundles' rows.
+        renameClaims = try RawStatement(db, """
+            UPDATE launch_claims SET path = ?2 || substr(path, length(?1) + 1) WHERE bundle_id IN (SELECT id FROM bundles WHERE \(subtree))
+            """)
         renameBundleItself = try RawStatement(db, "UPDATE bundles SET name = ?2 WHERE path = ?1")
         upsertArchive = try RawStatement(db, """
             INSERT INTO archives (path, directory, change_time, size, inode, members, error) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -107,7 +112,8 @@ public struct CatalogueWriter {
     public func renameSubtree(from: FilePath, to: FilePath) throws {
         guard from != to else { return }
         try removeSubtree(to)
-        for statement in [renameDirectories, renameBundles, renameArchives] {
+        // The claims first: they are found by the bundles' paths as they were.
+        for statement in [renameDirectories, renameClaims, renameBundles, renameArchives] {
             Self.bindSubtree(from, to: statement)
             statement.bind(2, to.string)
             try statement.execute()

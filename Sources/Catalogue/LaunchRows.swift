@@ -2,13 +2,17 @@ import BundleModel
 import GRDB
 import SystemCalls
 
-/// The rows of rules 28 and 29 a bundle row has (schema v11): the claims of an installed
-/// application (`launch_claims`) and the tags of the types it declares (`type_tags`: identifier,
+/// The rows of rules 28 and 29 a bundle row has (schema v12): the claims of an installed
+/// application (`launch_claims`, each with the application's path, identifier and version, what
+/// an answer shows and ranks by) and the tags of the types it declares (`type_tags`: identifier,
 /// extension and MIME type, each lower-cased), found by what is asked through their indexes. A
 /// declaration's whole form stays in `bundles.type_declarations`.
 enum LaunchRows {
     /// Claims that differ only in a type's case are one row (the key holds the lower-cased type).
-    static let insertClaimSQL = "INSERT OR IGNORE INTO launch_claims (bundle_id, target_kind, target, role, rank) VALUES (?, ?, ?, ?, ?)"
+    static let insertClaimSQL = """
+        INSERT OR IGNORE INTO launch_claims (target_kind, target, path, role, rank, bundle_id, identifier, version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
     static let insertTagSQL = "INSERT INTO type_tags (bundle_id, kind, value, type_key) VALUES (?, ?, ?, ?)"
 
     /// Only installed applications claim and declare (an application inside an archive is not
@@ -55,16 +59,28 @@ enum LaunchRows {
 
     /// Writes a bundle's rows with prepared statements (the writer's, or a migration's).
     static func write(_ record: BundleRecord, id: Int64, claim: RawStatement, tag: RawStatement) throws {
+        try writeClaims(record, id: id, claim: claim)
+        try writeTags(record, id: id, tag: tag)
+    }
+
+    static func writeClaims(_ record: BundleRecord, id: Int64, claim: RawStatement) throws {
         guard counts(record) else { return }
-        claim.bind(1, id)
+        claim.bind(3, record.key.string)
+        claim.bind(6, id)
+        claim.bind(7, record.identifier)
+        claim.bind(8, record.version)
         for launchClaim in claims(of: record) {
             let (kind, value) = columns(launchClaim.target)
-            claim.bind(2, kind)
-            claim.bind(3, value)
+            claim.bind(1, kind)
+            claim.bind(2, value)
             claim.bind(4, launchClaim.role.rawValue)
             claim.bind(5, launchClaim.rank.rawValue)
             try claim.execute()
         }
+    }
+
+    static func writeTags(_ record: BundleRecord, id: Int64, tag: RawStatement) throws {
+        guard counts(record) else { return }
         tag.bind(1, id)
         for (kind, value, typeKey) in tags(of: record) {
             tag.bind(2, kind)

@@ -10,7 +10,12 @@ struct RawStatement {
     var handle: OpaquePointer { statement.sqliteStatement }
 
     init(_ db: Database, _ sql: String) throws {
-        statement = try db.makeStatement(sql: sql)
+        try self.init(db.makeStatement(sql: sql), db)
+    }
+
+    /// A statement GRDB prepared (a cached one, say).
+    init(_ statement: Statement, _ db: Database) {
+        self.statement = statement
         connection = db.sqliteConnection!
     }
 
@@ -71,7 +76,7 @@ struct RawStatement {
         return nil
     }
 
-    private func error(_ code: Int32) -> DatabaseError {
+    func error(_ code: Int32) -> DatabaseError {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: statement.sql)
     }
 }

@@ -263,7 +263,7 @@ enum Schema {
                 CREATE INDEX type_tags_by_value ON type_tags(kind, value);
                 CREATE INDEX type_tags_by_bundle ON type_tags(bundle_id);
                 """)
-            let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
+            // Claims are filled by v12, in the layout it gives them.
             let tag = try RawStatement(db, LaunchRows.insertTagSQL)
             let declarations = try RawStatement(db, "UPDATE bundles SET type_declarations = ? WHERE id = ?")
             let applications = try Catalogue.fetchBundles(
@@ -274,8 +274,35 @@ enum Schema {
                 declarations.bind(1, declared.isEmpty ? nil : TypeDeclarationCoding.encode(declared))
                 declarations.bind(2, application.id)
                 try declarations.execute()
-                try LaunchRows.write(application.record, id: application.id, claim: claim, tag: tag)
+                try LaunchRows.writeTags(application.record, id: application.id, tag: tag)
             }
+        }
+        migrator.registerMigration("v12") { db in
+            // Rule 30 at 50,000 applications: an answer of thousands of handlers read a bundle row
+            // (or an index entry of its own) per handler, then sorted them by path. A claim now
+            // carries what an answer shows and ranks by: the application's path, identifier and
+            // version. The rows of one target come in path order (the last tie-break), so an
+            // answer merges those of its few targets instead of sorting, and reads no other table.
+            try db.execute(sql: """
+                DROP INDEX bundles_for_launch;
+                DROP TABLE launch_claims;
+                CREATE TABLE launch_claims (
+                    target_kind TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    rank TEXT NOT NULL,
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    identifier TEXT,
+                    version TEXT,
+                    PRIMARY KEY (target_kind, target, path, role, rank)
+                ) WITHOUT ROWID;
+                CREATE INDEX launch_claims_by_bundle ON launch_claims(bundle_id);
+                """)
+            let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
+            let applications = try Catalogue.fetchBundles(
+                db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
+            for application in applications { try LaunchRows.writeClaims(application.record, id: application.id, claim: claim) }
         }
         return migrator
     }

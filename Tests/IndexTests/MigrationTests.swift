@@ -135,4 +135,33 @@ import TestSupport
         #expect(try catalogue.typeDatabase().declaration("org.example.sketch")?.mimeTypes == ["application/x-sketch"])
         #expect(try catalogue.handlers(of: .type("public.data")).isEmpty)
     }
+
+    /// v12 gives each claim its application's path, identifier and version (what an answer shows
+    /// and ranks by), filled from the applications' records, whatever v11's rows were.
+    @Test func claimsCataloguedByV11CarryTheirApplicationAfterTheMigration() throws {
+        let path = temporary.appending("catalogue-v11.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v11")
+        let info = """
+            {"CFBundleIdentifier": "org.example.notes", "CFBundleVersion": "7.1",
+             "CFBundleDocumentTypes": [{"CFBundleTypeExtensions": ["note"], "LSHandlerRank": "Alternate"}]}
+            """
+        try old.write { db in
+            try db.execute(sql: """
+                INSERT INTO bundles (id, path, name, identifier, kind, is_package, package_reasons, is_bundle, version, numeric_version,
+                    declared_localizations, localizations, strings_tables, info, stamps, error_count, warning_count, scanned_at)
+                VALUES (1, '/old/Notes.app', 'Notes.app', 'org.example.notes', 'application', 1, 'extension', 1, '7.1', 0, '[]', '[]', '[]', ?,
+                    '[]', 0, 0, 0);
+                INSERT INTO launch_claims (bundle_id, target_kind, target, role, rank) VALUES (1, 'extension', 'note', 'Viewer', 'Alternate');
+                """, arguments: [info])
+        }
+        try old.close()
+
+        let catalogue = try Catalogue(path: FilePath(path), mode: .readWrite)
+        let handlers = try catalogue.handlers(of: .file(extension: "note"))
+        #expect(handlers.map(\.application.path) == ["/old/Notes.app"])
+        #expect(handlers.map(\.application.identifier) == ["org.example.notes"])
+        #expect(handlers.map(\.application.version) == ["7.1"])
+        #expect(handlers.first?.claim == LaunchClaim(target: .fileExtension("note"), role: .viewer, rank: .alternate))
+    }
 }

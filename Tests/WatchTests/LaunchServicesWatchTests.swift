@@ -36,6 +36,13 @@ import TestSupport
 
         tree.remove("Apps/First.app")
         try poll(timeout: 5, "the removed application's claim to go") { try handlers(fixture, "note") == ["Second.app"] }
+
+        // A folder of applications renamed: its rows move by one UPDATE, the claims' paths with them.
+        tree.rename("Apps", "Programs")
+        func paths() throws -> [String] {
+            try Catalogue(path: fixture.catalogue, mode: .readOnly).handlers(of: .file(extension: "note")).map(\.application.path.string)
+        }
+        try poll(timeout: 5, "the answer to name the renamed folder: \((try? paths()) ?? [])") { try paths() == [tree.path("Programs/Second.app")] }
         try fixture.converge("after the changes")
         #expect(try fixture.watcher!.stop() == 0)
     }

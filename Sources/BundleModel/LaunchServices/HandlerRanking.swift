@@ -19,6 +19,8 @@ public enum HandlerRanking {
         public var path: FilePath
         public var identifier: String?
         public var version: String?
+        /// What the ranking reads. An answer read from a catalogue leaves them out: its handler
+        /// holds the claim that ranks the application, and only the claims that matched were read.
         public var claims: [LaunchClaim]
         /// Which catalogue it is in, for a caller that ranks several (PostgreSQL's hosts); nil for one.
         public var host: String?
@@ -40,6 +42,13 @@ public enum HandlerRanking {
         public var steps: Int
         /// A claim of everything (`*`, `****`, `*/*`, or of public.data, public.item, public.content).
         public var isEverything: Bool
+
+        public init(application: Application, claim: LaunchClaim, steps: Int, isEverything: Bool) {
+            self.application = application
+            self.claim = claim
+            self.steps = steps
+            self.isEverything = isEverything
+        }
     }
 
     /// Types that everything conforms to: claiming them is claiming everything (rule 30).
@@ -54,9 +63,7 @@ public enum HandlerRanking {
         for application in applications {
             var best: Handler?
             for claim in application.claims {
-                guard all || claim.rank != .none, role.map(claim.role.serves) ?? true,
-                      let (steps, isEverything) = matcher.match(claim.target)
-                else { continue }
+                guard admits(claim, role: role, all: all), let (steps, isEverything) = matcher.match(claim.target) else { continue }
                 let candidate = Handler(application: application, claim: claim, steps: steps, isEverything: isEverything)
                 // The same application: its version and path tie.
                 if best.map({ claimPrecedes(candidate, $0) }) ?? true { best = candidate }
@@ -66,41 +73,119 @@ public enum HandlerRanking {
         return sorted(handlers)
     }
 
-    /// `handlers` in `precedes`' order. Versions are split once per distinct string and sorted
-    /// among themselves, not compared in every comparison of the sort (tokenizing two strings per comparison made thousands
-    /// of handlers take hundreds of milliseconds), and the sort moves small keys, not handlers.
+    /// Whether a claim counts for an answer: rank `None` only with `all`; with `role`, only claims
+    /// that serve it (an editor can also view).
+    public static func admits(_ claim: LaunchClaim, role: LaunchClaim.Role?, all: Bool) -> Bool {
+        (all || claim.rank != .none) && (role.map(claim.role.serves) ?? true)
+    }
+
+    /// `handlers` in `precedes`' order.
     static func sorted(_ handlers: [Handler]) -> [Handler] {
-        let distinct = Set(handlers.map { $0.application.version ?? "" }).map { (version: $0, key: BundleVersion.Key($0)) }
+        var sorted = handlers.sorted { a, b in
+            if a.application.path != b.application.path { return a.application.path < b.application.path }
+            return (a.application.host ?? "") < (b.application.host ?? "")
+        }
+        order(pathOrdered: &sorted)
+        return sorted
+    }
+
+    /// Puts handlers already in path order (then host order), one per application, in
+    /// `precedes`' order: the sort compares small integer keys and keeps the given order where
+    /// they tie, and the handlers are moved in place, never copied. Versions are split once per
+    /// distinct string and sorted among themselves, not compared in every comparison (tokenizing
+    /// two strings per comparison made thousands of handlers take hundreds of milliseconds);
+    /// paths are not compared at all (a catalogue reads its claims in path order).
+    public static func order(pathOrdered handlers: inout [Handler]) {
+        // Fields are read through the buffer, never a handler copied out of it (a copy retains its
+        // strings: thousands of handlers made that a third of an answer's time). Each distinct
+        // version is hashed once per handler, into a slot that its newness fills afterwards.
+        var slots: [String: Int] = [:]
+        var slotOfHandler: [Int] = []
+        slotOfHandler.reserveCapacity(handlers.count)
+        var mostSteps = 0
+        handlers.withUnsafeBufferPointer { handlers in
+            for index in handlers.indices {
+                mostSteps = max(mostSteps, handlers[index].steps)
+                let version = handlers[index].application.version ?? ""
+                if let slot = slots[version] {
+                    slotOfHandler.append(slot)
+                } else {
+                    slots[version] = slots.count
+                    slotOfHandler.append(slots.count - 1)
+                }
+            }
+        }
+        let distinct = slots.map { (slot: $0.value, key: BundleVersion.Key($0.key)) }
             .sorted { BundleVersion.compare($0.key, $1.key) == .orderedDescending }
-        var newness: [String: Int] = [:]
+        var newness = [Int](repeating: 0, count: distinct.count)
         for (index, version) in distinct.enumerated() {
             let same = index > 0 && BundleVersion.compare(distinct[index - 1].key, version.key) == .orderedSame
-            newness[version.version] = same ? newness[distinct[index - 1].version]! : index
+            newness[version.slot] = same ? newness[distinct[index - 1].slot] : index
         }
-        struct Key {
-            var isEverything: Bool, rank: Int, steps: Int, newness: Int, index: Int
+        // One integer per handler, compared whole: specific first (1 bit), rank (2), steps (8),
+        // newness (21), then the given path order (32). Beyond those widths, tuples are compared.
+        let fits = distinct.count < 1 << 21 && handlers.count < 1 << 32 && mostSteps < 1 << 8
+        let order: [Int]
+        if fits {
+            let keys = handlers.withUnsafeBufferPointer { handlers in
+                handlers.indices.map { index -> UInt64 in
+                    let handler = UnsafePointer(handlers.baseAddress! + index)
+                    return UInt64(handler.pointee.isEverything ? 1 : 0) << 63 | UInt64(handler.pointee.claim.rank.order) << 61
+                        | UInt64(handler.pointee.steps) << 53 | UInt64(newness[slotOfHandler[index]]) << 32 | UInt64(index)
+                }
+            }
+            order = keys.sorted().map { Int($0 & 0xFFFF_FFFF) }
+        } else {
+            order = handlers.indices.sorted { a, b in
+                let x = handlers[a], y = handlers[b]
+                if x.isEverything != y.isEverything { return !x.isEverything }
+                if x.claim.rank != y.claim.rank { return x.claim.rank < y.claim.rank }
+                if x.steps != y.steps { return x.steps < y.steps }
+                let (p, q) = (newness[slotOfHandler[a]], newness[slotOfHandler[b]])
+                return p != q ? p < q : a < b
+            }
         }
-        let keys = handlers.enumerated().map { index, handler in
-            Key(isEverything: handler.isEverything, rank: LaunchClaim.Rank.allCases.firstIndex(of: handler.claim.rank)!, steps: handler.steps,
-                newness: newness[handler.application.version ?? ""]!, index: index)
+        // Position i takes the handler at order[i]: each cycle of the permutation is swapped round,
+        // in the buffer (whose swap moves; the array's copies, retaining every string).
+        var placed = [Bool](repeating: false, count: order.count)
+        handlers.withUnsafeMutableBufferPointer { handlers in
+            for start in order.indices where !placed[start] {
+                var current = start
+                while true {
+                    placed[current] = true
+                    let next = order[current]
+                    if next == start { break }
+                    handlers.swapAt(current, next)
+                    current = next
+                }
+            }
         }
-        return keys.sorted { a, b in
-            if a.isEverything != b.isEverything { return !a.isEverything }
-            if a.rank != b.rank { return a.rank < b.rank }
-            if a.steps != b.steps { return a.steps < b.steps }
-            if a.newness != b.newness { return a.newness < b.newness }
-            let x = handlers[a.index].application, y = handlers[b.index].application
-            if x.path != y.path { return x.path < y.path }
-            return (x.host ?? "") < (y.host ?? "")
-        }.map { handlers[$0.index] }
     }
 
     /// The part of rule 30's order that looks at claims alone, for two claims of one application
     /// (whose version and path tie): specific before everything, then the rank, then fewer steps.
     static func claimPrecedes(_ a: Handler, _ b: Handler) -> Bool {
-        if a.isEverything != b.isEverything { return !a.isEverything }
-        if a.claim.rank != b.claim.rank { return a.claim.rank < b.claim.rank }
-        return a.steps < b.steps
+        ClaimMatch(a.claim, steps: a.steps, isEverything: a.isEverything).precedes(ClaimMatch(b.claim, steps: b.steps, isEverything: b.isEverything))
+    }
+
+    /// How one claim matched a question: what rule 30 compares before versions and paths.
+    public struct ClaimMatch: Sendable {
+        public var claim: LaunchClaim
+        public var steps: Int
+        public var isEverything: Bool
+
+        public init(_ claim: LaunchClaim, steps: Int, isEverything: Bool) {
+            self.claim = claim
+            self.steps = steps
+            self.isEverything = isEverything
+        }
+
+        /// Specific before everything, then the rank, then fewer steps.
+        public func precedes(_ other: ClaimMatch) -> Bool {
+            if isEverything != other.isEverything { return !isEverything }
+            if claim.rank != other.claim.rank { return claim.rank < other.claim.rank }
+            return steps < other.steps
+        }
     }
 
     /// Rule 30's order: specific claims before claims of everything; then Owner, Default,
@@ -161,6 +246,16 @@ public enum HandlerRanking {
                     }
                 }
             }
+        }
+
+        /// Every claim target that matches, with how: what a catalogue looks its claims up by.
+        public var targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)] {
+            var targets: [LaunchClaim.Target] = types.keys.sorted().map { .type($0) }
+            targets += extensions.sorted().map { .fileExtension($0) }
+            targets += mimeTypes.keys.sorted().map { .mimeType($0) }
+            if let scheme { targets.append(.scheme(scheme)) }
+            if isDocument { targets.append(.everything) }
+            return targets.compactMap { target in match(target).map { (target, $0.steps, $0.isEverything) } }
         }
 
         /// Steps, and whether it is a claim of everything; nil when the claim does not match.

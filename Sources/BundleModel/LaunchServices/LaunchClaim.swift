@@ -36,7 +36,15 @@ public struct LaunchClaim: Sendable, Hashable {
             self = Rank.allCases.first { $0.rawValue.lowercased() == value?.lowercased() } ?? .default
         }
 
-        private var order: Int { Rank.allCases.firstIndex(of: self)! }
+        /// Owner first (a switch: `allCases` would make an array per comparison).
+        var order: Int {
+            switch self {
+            case .owner: 0
+            case .default: 1
+            case .alternate: 2
+            case .none: 3
+            }
+        }
         public static func < (lhs: Rank, rhs: Rank) -> Bool { lhs.order < rhs.order }
     }
 

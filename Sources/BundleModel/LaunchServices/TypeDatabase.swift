@@ -65,6 +65,11 @@ public struct TypeDatabase: Sendable {
         self.byMIMEType = byMIMEType
     }
 
+    /// This database with more declarations (itself when there are none).
+    public func adding(_ more: [Declaration]) -> TypeDatabase {
+        more.isEmpty ? self : TypeDatabase(declarations.values.flatMap { $0 } + more)
+    }
+
     /// The declaration that counts for `identifier`.
     public func declaration(_ identifier: String) -> Declaration? { declarations[Self.key(identifier)]?.first }
 
