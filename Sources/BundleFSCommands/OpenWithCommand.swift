@@ -75,9 +75,12 @@ struct OpenWithCommand: ParsableCommand {
         if let database = remote.database {
             let question: HandlerRanking.Question
             (question, asked) = try self.question(nil)
-            let published = try remote.bundles(matching: BundleQuery(kind: "application", inArchives: false), database: database)
-            handlers = Self.rank(question, published.map { ($0.host, $0.record) }, role: role?.role, all: all)
-            for bundle in published { records[key(bundle.host, bundle.record.key)] = bundle.record }
+            let published = try remote.handlers(of: question, role: role?.role, all: all, database: database)
+            handlers = published.handlers
+            for bundle in published.records { records[key(bundle.host, bundle.record.key)] = bundle.record }
+            for host in published.hostsWithoutClaims {
+                printError("warning: host \(host) was published by an older bundlefs, without claims: its applications are left out until its publisher, upgraded, sends it again")
+            }
         } else {
             let catalogue = try common.openCatalogue(.readOnly)
             let question: HandlerRanking.Question
@@ -116,20 +119,6 @@ struct OpenWithCommand: ParsableCommand {
             ])
         }
         print(table.rendered())
-    }
-
-    /// Rules 28 to 30 over whole records (PostgreSQL's, which keeps each record whole): the type
-    /// database of their declarations and the system's, their claims, ranked together.
-    static func rank(_ question: HandlerRanking.Question, _ applications: [(host: String, record: BundleRecord)],
-                     role: LaunchClaim.Role?, all: Bool) -> [HandlerRanking.Handler] {
-        let types = TypeDatabase(TypeDatabase.standardSystem + applications.flatMap { application in
-            TypeDatabase.declarations(TypeDeclaration.parse(application.record.infoDictionary), by: application.record.key)
-        })
-        let candidates = applications.map { host, record in
-            HandlerRanking.Application(path: record.key, identifier: record.identifier, version: record.version,
-                                       claims: LaunchClaim.claims(in: record.infoDictionary), host: host)
-        }
-        return HandlerRanking.handlers(of: question, among: candidates, types: types, role: role, all: all)
     }
 
     /// The question, and how to name it in a message; a PATH needs the local catalogue.

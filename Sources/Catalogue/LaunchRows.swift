@@ -1,4 +1,4 @@
-import BundleModel
+public import BundleModel
 import GRDB
 import SystemCalls
 
@@ -7,7 +7,8 @@ import SystemCalls
 /// an answer shows and ranks by) and the tags of the types it declares (`type_tags`: identifier,
 /// extension and MIME type, each lower-cased), found by what is asked through their indexes. A
 /// declaration's whole form stays in `bundles.type_declarations`.
-enum LaunchRows {
+/// The publisher writes the same rows to PostgreSQL (`bundlefs_launch_claims`, `bundlefs_type_tags`).
+public enum LaunchRows {
     /// Claims that differ only in a type's case are one row (the key holds the lower-cased type).
     static let insertClaimSQL = """
         INSERT OR IGNORE INTO launch_claims (target_kind, target, path, role, rank, bundle_id, identifier, version)
@@ -19,11 +20,11 @@ enum LaunchRows {
     /// installed, rule 26).
     static func counts(_ record: BundleRecord) -> Bool { record.isApplication && record.archive == nil }
 
-    static func claims(of record: BundleRecord) -> [LaunchClaim] {
+    public static func claims(of record: BundleRecord) -> [LaunchClaim] {
         counts(record) ? LaunchClaim.claims(in: record.infoDictionary) : []
     }
 
-    static func tags(of record: BundleRecord) -> [(kind: String, value: String, typeKey: String)] {
+    public static func tags(of record: BundleRecord) -> [(kind: String, value: String, typeKey: String)] {
         guard counts(record) else { return [] }
         var tags: [(kind: String, value: String, typeKey: String)] = []
         for declaration in record.typeDeclarations {
@@ -36,7 +37,7 @@ enum LaunchRows {
     }
 
     /// How a target is stored: its kind and its value (`""` for everything).
-    static func columns(_ target: LaunchClaim.Target) -> (kind: String, value: String) {
+    public static func columns(_ target: LaunchClaim.Target) -> (kind: String, value: String) {
         switch target {
         case let .type(identifier): ("type", TypeDatabase.key(identifier))
         case let .fileExtension(ext): ("extension", ext)
@@ -46,7 +47,7 @@ enum LaunchRows {
         }
     }
 
-    static func target(kind: String, value: String) -> LaunchClaim.Target? {
+    public static func target(kind: String, value: String) -> LaunchClaim.Target? {
         switch kind {
         case "type": .type(value)
         case "extension": .fileExtension(value)

@@ -11,6 +11,9 @@ public struct PublishedHost: Sendable, Equatable {
     /// The last outbox change the rows include.
     public var sentThrough: Int64
     public var bundles: Int
+    /// Whether its rows have every table this bundlefs writes (`rows_version`): rows a publisher of
+    /// an older schema sent lack the claims and type tags, and are sent whole again.
+    public var rowsAreCurrent: Bool
 }
 
 /// A bundle as PostgreSQL has it: which host, and the whole record.
@@ -45,6 +48,8 @@ public struct HostTaken: Error, Sendable, CustomStringConvertible {
 /// advisory lock, so a one-off `bundlefs publish` and a running publisher never interleave.
 public final class PublishedCatalogue {
     let connection: PostgresConnection
+    /// The schema's version: this bundlefs's for a publisher, which migrates; what a reader found.
+    let schemaVersion: Int
     /// The host this session has (`claim`).
     private var claimed: String?
 
@@ -55,6 +60,7 @@ public final class PublishedCatalogue {
         // without closing it is noticed in about a minute, not after the system's two hours.
         try connection.executeScript("SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3")
         try PublishedSchema.migrate(connection)
+        schemaVersion = PublishedSchema.migrations.count
     }
 
     /// Connects to read only: no migration, and a clear error where nothing was published.
@@ -65,6 +71,7 @@ public final class PublishedCatalogue {
         guard version <= PublishedSchema.migrations.count else {
             throw PostgresError("the database's bundlefs schema is version \(version), newer than this bundlefs (\(PublishedSchema.migrations.count)); upgrade bundlefs")
         }
+        schemaVersion = version
     }
 
     /// Connected, and no transaction left open: a failed statement leaves the connection usable.
@@ -73,9 +80,10 @@ public final class PublishedCatalogue {
     // MARK: Hosts
 
     public func host(_ name: String) throws -> PublishedHost? {
-        let rows = try connection.execute("SELECT catalogue, sent_through, bundles FROM bundlefs_hosts WHERE host = $1", [name])
+        let rows = try connection.execute("SELECT catalogue, sent_through, bundles, rows_version FROM bundlefs_hosts WHERE host = $1", [name])
         guard let row = rows.rows.first else { return nil }
-        return PublishedHost(catalogue: row[0] ?? "", sentThrough: Int64(row[1] ?? "0") ?? 0, bundles: Int(row[2] ?? "0") ?? 0)
+        return PublishedHost(catalogue: row[0] ?? "", sentThrough: Int64(row[1] ?? "0") ?? 0, bundles: Int(row[2] ?? "0") ?? 0,
+                             rowsAreCurrent: (Int(row[3] ?? "0") ?? 0) >= PublishedSchema.rowsVersion)
     }
 
     /// How many bundle rows the host really has (rows deleted by hand show here, not in `host`).
@@ -131,13 +139,13 @@ public final class PublishedCatalogue {
     public func sendWhole(host: String, from catalogue: Catalogue, identity: String, through: Int64) throws -> Int {
         try transaction(host: host) {
             try connection.execute("""
-                INSERT INTO bundlefs_hosts (host, catalogue, sent_through, bundles, whole_at, updated_at)
-                VALUES ($1, $2, $3, 0, now(), now())
+                INSERT INTO bundlefs_hosts (host, catalogue, sent_through, bundles, whole_at, updated_at, rows_version)
+                VALUES ($1, $2, $3, 0, now(), now(), $4)
                 ON CONFLICT (host) DO UPDATE SET catalogue = EXCLUDED.catalogue, sent_through = EXCLUDED.sent_through,
-                    whole_at = now(), updated_at = now()
-                """, [host, identity, String(through)])
+                    whole_at = now(), updated_at = now(), rows_version = EXCLUDED.rows_version
+                """, [host, identity, String(through), String(PublishedSchema.rowsVersion)])
             try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1", [host])
-            var binaries = PublishedRows.Binaries()
+            var dependents = PublishedRows.Dependents()
             // Chunks are read one transaction each: a path deleted and written again meanwhile comes
             // back under a new row id. Its first version is sent; the newer one is in the outbox
             // after `through`, so a batch sends it next.
@@ -145,13 +153,13 @@ public final class PublishedCatalogue {
             try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
                 try catalogue.forEachBundleChunk { chunk in
                     for bundle in chunk where sentPaths.insert(bundle.record.key).inserted {
-                        PublishedRows.append(bundle.record, host: host, to: &rows, binaries: &binaries)
+                        PublishedRows.append(bundle.record, host: host, to: &rows, dependents: &dependents)
                     }
                     try connection.flush(&rows)
                 }
             }
             let sent = sentPaths.count
-            try copy(binaries, host: host)
+            try copy(dependents)
             try connection.execute("UPDATE bundlefs_hosts SET bundles = $2 WHERE host = $1", [host, String(sent)])
             return sent
         }
@@ -164,12 +172,12 @@ public final class PublishedCatalogue {
             let paths = (batch.present.map(\.key) + batch.removed).map { Hex.string(PublishedRows.key($0)) }
             try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1 AND path IN (SELECT decode(unnest($2::text[]), 'hex'))",
                                    [host, "{" + paths.joined(separator: ",") + "}"])
-            var binaries = PublishedRows.Binaries()
+            var dependents = PublishedRows.Dependents()
             if !batch.present.isEmpty {
                 try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
-                    for record in batch.present { PublishedRows.append(record, host: host, to: &rows, binaries: &binaries) }
+                    for record in batch.present { PublishedRows.append(record, host: host, to: &rows, dependents: &dependents) }
                 }
-                try copy(binaries, host: host)
+                try copy(dependents)
             }
             try connection.execute("""
                 UPDATE bundlefs_hosts SET sent_through = greatest(sent_through, $2), updated_at = now(),
@@ -179,10 +187,11 @@ public final class PublishedCatalogue {
         }
     }
 
-    private func copy(_ binaries: PublishedRows.Binaries, host: String) throws {
-        guard !binaries.rows.isEmpty else { return }
-        try connection.copy(into: "bundlefs_binaries", columns: PublishedRows.binaryColumns) { rows in
-            for row in binaries.rows { rows.append(row) }
+    private func copy(_ dependents: PublishedRows.Dependents) throws {
+        for (table, columns, rows) in dependents.tables where !rows.isEmpty {
+            try connection.copy(into: table, columns: columns) { copied in
+                for row in rows { copied.append(row) }
+            }
         }
     }
 
@@ -232,10 +241,8 @@ public final class PublishedCatalogue {
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let rows = try connection.execute("SELECT b.host, b.record FROM bundlefs_bundles b \(whereClause) ORDER BY b.host, b.path", parameters)
         return try rows.rows.map { row in
-            guard let host = row[0], let text = row[1], text.hasPrefix("\\x"), let bytes = Hex.bytes(text.dropFirst(2)) else {
-                throw PostgresError("a bundle row without its record")
-            }
-            return PublishedBundle(host: host, record: try RecordCoding.decode(bytes))
+            guard let host = row[0], row[1] != nil else { throw PostgresError("a bundle row without its record") }
+            return PublishedBundle(host: host, record: try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[1])))
         }
     }
 }

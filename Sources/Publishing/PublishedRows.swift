@@ -1,5 +1,6 @@
 import BundleModel
 import Catalogue
+import Codecs
 import SystemCalls
 
 /// The PostgreSQL rows of a bundle: the columns lookups filter on, and the whole record.
@@ -7,22 +8,41 @@ enum PublishedRows {
     static let bundleColumns = ["host", "path", "path_text", "identifier", "identifier_key", "kind", "name", "version", "short_version",
                                 "in_archive", "error_count", "record"]
     static let binaryColumns = ["host", "path", "slice", "arch", "uuid_key"]
+    static let claimColumns = ["host", "path", "target_kind", "target", "role", "rank"]
+    static let tagColumns = ["host", "path", "kind", "value", "type_key"]
 
-    /// The slices of the bundles written, copied after them (one COPY at a time per connection).
-    struct Binaries {
-        var rows: [[PostgresCopyRows.Value]] = []
+    /// The rows that refer to the bundles written (their slices, an application's claims and type
+    /// tags), copied after them: one COPY at a time per connection.
+    struct Dependents {
+        var binaries: [[PostgresCopyRows.Value]] = []
+        var claims: [[PostgresCopyRows.Value]] = []
+        var tags: [[PostgresCopyRows.Value]] = []
+
+        /// Each table with its columns and rows.
+        var tables: [(table: String, columns: [String], rows: [[PostgresCopyRows.Value]])] {
+            [("bundlefs_binaries", binaryColumns, binaries), ("bundlefs_launch_claims", claimColumns, claims), ("bundlefs_type_tags", tagColumns, tags)]
+        }
     }
 
     /// A path as the local catalogue keys and orders it (its text's UTF-8, memcmp order), so that
     /// subtree ranges and the listing order are the same in both.
     static func key(_ path: FilePath) -> [UInt8] { Array(path.string.utf8) }
 
+    /// The path a key was made from.
+    static func path(_ key: [UInt8]) -> FilePath { FilePath(String(decoding: key, as: UTF8.self)) }
+
+    /// A bytea value as libpq's text format gives it (`\x` and hex digits).
+    static func bytes(ofBytea text: String?) throws -> [UInt8] {
+        guard let text, text.hasPrefix("\\x"), let bytes = Hex.bytes(text.dropFirst(2)) else { throw PostgresError("a bytea value that is not hex") }
+        return bytes
+    }
+
     /// Identifiers compare as SQLite's NOCASE does: ASCII letters folded, nothing else.
     static func identifierKey(_ identifier: String) -> String {
         String(decoding: identifier.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
-    static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, binaries: inout Binaries) {
+    static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, dependents: inout Dependents) {
         let key = key(record.key)
         let identifier = record.identifier
         rows.append([
@@ -32,7 +52,19 @@ enum PublishedRows {
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
         ])
         for (index, slice) in record.binaries.enumerated() {
-            binaries.rows.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
+            dependents.binaries.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
+        }
+        // The local catalogue's rows (LaunchRows). Claims that differ only in a type's case are one
+        // row, as SQLite's INSERT OR IGNORE makes them: COPY has no such clause.
+        var claimed = Set<[String]>()
+        for claim in LaunchRows.claims(of: record) {
+            let (kind, value) = LaunchRows.columns(claim.target)
+            let row = [kind, value, claim.role.rawValue, claim.rank.rawValue]
+            guard claimed.insert(row).inserted else { continue }
+            dependents.claims.append([.text(host), .bytes(key)] + row.map { .text($0) })
+        }
+        for tag in LaunchRows.tags(of: record) {
+            dependents.tags.append([.text(host), .bytes(key), .text(tag.kind), .text(tag.value), .text(tag.typeKey)])
         }
     }
 }

@@ -60,7 +60,43 @@ enum PublishedSchema {
             since timestamptz NOT NULL
         );
         """,
+        // v3: the claims of installed applications and the tags of the types they declare, the
+        // rows of `LaunchRows` as the local catalogue has them, so that `open-with --database`
+        // reads only the applications that can match. Claims are keyed by what is claimed first
+        // (a lookup is an index range); the (host, path) indexes make the cascades of a bundle's
+        // deletion index lookups. Rows published before cannot be filled in here (their claims
+        // are derived from the record, in Swift): `rows_version` 2 makes each host's next
+        // publisher send it whole (`rowsVersion`).
+        """
+        CREATE TABLE bundlefs_launch_claims (
+            host text NOT NULL,
+            path bytea NOT NULL,
+            target_kind text NOT NULL,
+            target text NOT NULL,
+            role text NOT NULL,
+            rank text NOT NULL,
+            PRIMARY KEY (target_kind, target, host, path, role, rank),
+            FOREIGN KEY (host, path) REFERENCES bundlefs_bundles (host, path) ON DELETE CASCADE
+        );
+        CREATE INDEX bundlefs_launch_claims_by_bundle ON bundlefs_launch_claims (host, path);
+        CREATE TABLE bundlefs_type_tags (
+            host text NOT NULL,
+            path bytea NOT NULL,
+            kind text NOT NULL,
+            value text NOT NULL,
+            type_key text NOT NULL,
+            FOREIGN KEY (host, path) REFERENCES bundlefs_bundles (host, path) ON DELETE CASCADE
+        );
+        CREATE INDEX bundlefs_type_tags_by_value ON bundlefs_type_tags (kind, value);
+        CREATE INDEX bundlefs_type_tags_by_bundle ON bundlefs_type_tags (host, path);
+        ALTER TABLE bundlefs_hosts ADD COLUMN rows_version integer NOT NULL DEFAULT 2;
+        """,
     ]
+
+    /// The version whose rows a publisher writes for each bundle: raised by a migration that adds
+    /// rows derived from records, which SQL cannot fill in. A host whose `rows_version` is lower
+    /// is sent whole by its next publisher; `open-with --database` needs this version.
+    static let rowsVersion = 3
 
     /// Brings the database to the current version; refuses one a newer bundlefs migrated.
     static func migrate(_ connection: PostgresConnection) throws {

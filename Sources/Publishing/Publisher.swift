@@ -183,6 +183,7 @@ public final class Publisher: Sendable {
         if state.sendWholeFirst { return "the changes since it was last published were not queued" }
         guard let published = try connection.host(settings.host) else { return "the host is new to this database" }
         if published.catalogue != (try catalogue.identity()) { return "its rows there came from another catalogue file" }
+        if !published.rowsAreCurrent { return "its rows there were sent by an older bundlefs, without the tables this one adds" }
         if let sent = try catalogue.publicationStatus()?.sentThrough, published.sentThrough < sent {
             return "the database lost changes it had (it has \(published.sentThrough) of \(sent))"
         }

@@ -43,4 +43,45 @@ import TestSupport
         #expect(try Subprocess.bundlefs(["open-with", "--scheme", "https", "--database", server.url], catalogue: catalogue).status == 1)
         #expect(try Subprocess.bundlefs(["open-with", "--host", "alpha", "--extension", "note"], catalogue: catalogue).status != 0)
     }
+
+    /// An answer reads the applications that declare a type the question reaches and those that
+    /// claim what it matches, not every one: an application whose record is unreadable in
+    /// PostgreSQL but that has nothing to do with the question does not break it (reading every
+    /// record did). A type one host's application declares is claimed by another host's, and the
+    /// claim is spelled as declared (the claims table keeps it lower-cased).
+    @Test func onlyApplicationsThatCanMatchAreRead() throws {
+        let server = try PostgresServer()
+        let alpha = TreeWriter(root: temporary.appending("alpha")), beta = TreeWriter(root: temporary.appending("beta"))
+        alpha.macApp("Apps/Declarer.app", identifier: "org.example.declarer", info: ["UTExportedTypeDeclarations": .array([.dictionary([
+            "UTTypeIdentifier": .string("org.example.Sketch"), "UTTypeConformsTo": .array([.string("public.image")]),
+            "UTTypeTagSpecification": .dictionary(["public.filename-extension": .array([.string("sketchy")])]),
+        ])])])
+        alpha.macApp("Apps/Unrelated.app", identifier: "org.example.unrelated", info: Self.claiming("other", rank: "Owner"))
+        beta.macApp("Apps/Sketcher.app", identifier: "org.example.sketcher", info: ["CFBundleDocumentTypes": .array([.dictionary([
+            "LSItemContentTypes": .array([.string("org.example.Sketch")]), "CFBundleTypeRole": .string("Editor"), "LSHandlerRank": .string("Owner"),
+        ])])])
+        beta.macApp("Apps/Images.app", identifier: "org.example.images", info: ["CFBundleDocumentTypes": .array([.dictionary([
+            "LSItemContentTypes": .array([.string("public.image")]), "LSHandlerRank": .string("Owner"),
+        ])])])
+        for (tree, host) in [(alpha, "alpha"), (beta, "beta")] {
+            let catalogue = temporary.appending("\(host).sqlite")
+            #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
+            #expect(try Subprocess.bundlefs(["publish", server.url, "--host", host], catalogue: catalogue).status == 0)
+        }
+        try server.psql("UPDATE bundlefs_bundles SET record = '\\x00'::bytea WHERE identifier = 'org.example.unrelated'")
+
+        let catalogue = temporary.appending("alpha.sqlite")
+        let answer = try Subprocess.bundlefs(["open-with", "--extension", "SKETCHY", "--json", "--database", server.url], catalogue: catalogue)
+        #expect(answer.status == 0, "\(answer.standardError)")
+        let handlers = try JSONValue.parse(answer.standardOutput).arrayValue ?? []
+        #expect(handlers.map { [$0["host"]?.stringValue, $0["identifier"]?.stringValue, $0["claim"]?.stringValue, $0["displayName"]?.stringValue] } == [
+            ["beta", "org.example.sketcher", "type org.example.Sketch", "Sketcher"], ["beta", "org.example.images", "type public.image", "Images"],
+        ])
+        // Without the declaring host, the extension names no type the claims reach.
+        let betaAlone = try Subprocess.bundlefs(["open-with", "--extension", "sketchy", "--database", server.url, "--host", "beta"], catalogue: catalogue)
+        #expect(betaAlone.status == 1, "\(betaAlone)")
+        // The unreadable record is still an error when its application is asked about.
+        let unreadable = try Subprocess.bundlefs(["open-with", "--extension", "other", "--database", server.url], catalogue: catalogue)
+        #expect(unreadable.status == 1 && unreadable.standardError.contains("not a bundle record"), "\(unreadable)")
+    }
 }

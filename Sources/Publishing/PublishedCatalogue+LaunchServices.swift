@@ -1,0 +1,126 @@
+public import BundleModel
+import Catalogue
+import Codecs
+import SystemCalls
+
+/// `open-with --database`'s answer: the handlers, best first, and what printing them needs.
+public struct PublishedHandlers: Sendable {
+    public var handlers: [HandlerRanking.Handler]
+    /// The handlers' whole records (their display names follow the asker's languages).
+    public var records: [PublishedBundle]
+    /// Hosts whose rows a publisher of an older schema sent, without claims: none of their
+    /// applications can be in `handlers` until their next publisher sends them whole.
+    public var hostsWithoutClaims: [String]
+}
+
+/// Rules 28 to 30 across hosts from `bundlefs_type_tags` and `bundlefs_launch_claims`, as the local
+/// catalogue answers from its `type_tags` and `launch_claims`: only the applications that declare
+/// a type the question reaches, or claim something it can match, are read.
+extension PublishedCatalogue {
+    /// The applications of every host (or `host`'s) that open what `question` asks about, ranked
+    /// together. Throws on a database no publisher of this version migrated (it has no claims).
+    public func handlers(of question: HandlerRanking.Question, host: String?, role: LaunchClaim.Role?, all: Bool) throws -> PublishedHandlers {
+        guard schemaVersion >= PublishedSchema.rowsVersion else {
+            throw PostgresError("""
+                the database's bundlefs schema is version \(schemaVersion), without the claims open-with reads (version \
+                \(PublishedSchema.rowsVersion)): publish to it with this bundlefs first (`bundlefs publish URL`, or a daemon's --publish)
+                """)
+        }
+        let types = try TypeDatabase.reaching(question, typesDeclaring: { try typesDeclaring(extension: $0, host: host) },
+                                              declarations: { try declarations(of: $0, host: host) })
+        let matcher = HandlerRanking.Matcher(question: question, types: types)
+        let handlers = HandlerRanking.handlers(of: question, among: try applications(claiming: matcher.claimableTargets, host: host),
+                                               types: types, role: role, all: all)
+        let records = try self.records(of: handlers.map { ($0.application.host ?? "", $0.application.path) })
+        var hostsWithoutClaims = "SELECT host FROM bundlefs_hosts WHERE rows_version < $1"
+        if host != nil { hostsWithoutClaims += " AND host = $2" }
+        let stale = try connection.execute(hostsWithoutClaims + " ORDER BY host", [String(PublishedSchema.rowsVersion)] + (host.map { [$0] } ?? []))
+        return PublishedHandlers(handlers: Self.spelledAsDeclared(handlers, records), records: records,
+                                 hostsWithoutClaims: stale.rows.compactMap { $0[0] })
+    }
+
+    /// The keys of application types whose declarations list `ext` (lower-cased).
+    private func typesDeclaring(extension ext: String, host: String?) throws -> [String] {
+        var sql = "SELECT DISTINCT type_key FROM bundlefs_type_tags WHERE kind = 'extension' AND value = $1"
+        if host != nil { sql += " AND host = $2" }
+        return try connection.execute(sql, [ext] + (host.map { [$0] } ?? [])).rows.compactMap { $0[0] }
+    }
+
+    /// Applications' declarations of these types, read from the records of those that declare
+    /// them, in host then path order (the order the type database breaks ties in).
+    private func declarations(of keys: Set<String>, host: String?) throws -> [TypeDatabase.Declaration] {
+        var sql = """
+            SELECT b.host, b.path, b.record FROM bundlefs_bundles b
+            WHERE (b.host, b.path) IN (SELECT host, path FROM bundlefs_type_tags WHERE kind = 'identifier' AND value = ANY ($1::text[]))
+            """
+        if host != nil { sql += " AND b.host = $2" }
+        let rows = try connection.execute(sql + " ORDER BY b.host, b.path", [PostgresArray.literal(keys.sorted())] + (host.map { [$0] } ?? []))
+        return try rows.rows.flatMap { row in
+            let record = try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[2]))
+            return TypeDatabase.declarations(record.typeDeclarations.filter { keys.contains(TypeDatabase.key($0.identifier)) }, by: record.key)
+        }
+    }
+
+    /// The installed applications with a claim of one of `targets`, with those claims: found by
+    /// the claims' key, with each application's identifier and version from its bundle row.
+    private func applications(claiming targets: [LaunchClaim.Target], host: String?) throws -> [HandlerRanking.Application] {
+        let columns = targets.map(LaunchRows.columns)
+        var sql = """
+            SELECT c.host, c.path, b.identifier, b.version, c.target_kind, c.target, c.role, c.rank
+            FROM bundlefs_launch_claims c JOIN bundlefs_bundles b ON b.host = c.host AND b.path = c.path
+            WHERE (c.target_kind, c.target) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+            """
+        if host != nil { sql += " AND c.host = $3" }
+        let rows = try connection.execute(sql, [PostgresArray.literal(columns.map(\.kind)), PostgresArray.literal(columns.map(\.value))]
+                                              + (host.map { [$0] } ?? []))
+        struct Key: Hashable {
+            var host: String
+            var path: [UInt8]
+        }
+        var applications: [Key: HandlerRanking.Application] = [:]
+        for row in rows.rows {
+            guard let host = row[0], let kind = row[4], let value = row[5], let target = LaunchRows.target(kind: kind, value: value),
+                  let role = row[6].flatMap(LaunchClaim.Role.init(rawValue:)), let rank = row[7].flatMap(LaunchClaim.Rank.init(rawValue:))
+            else { continue }
+            let path = try PublishedRows.bytes(ofBytea: row[1])
+            let claim = LaunchClaim(target: target, role: role, rank: rank)
+            if applications[Key(host: host, path: path)]?.claims.append(claim) == nil {
+                applications[Key(host: host, path: path)] = HandlerRanking.Application(
+                    path: PublishedRows.path(path), identifier: row[2], version: row[3], claims: [claim], host: host)
+            }
+        }
+        return Array(applications.values)
+    }
+
+    /// The records of these applications.
+    private func records(of applications: [(host: String, path: FilePath)]) throws -> [PublishedBundle] {
+        guard !applications.isEmpty else { return [] }
+        let rows = try connection.execute("""
+            SELECT b.host, b.record FROM bundlefs_bundles b
+            WHERE (b.host, b.path) IN (SELECT h, decode(p, 'hex') FROM unnest($1::text[], $2::text[]) AS u (h, p))
+            """, [PostgresArray.literal(applications.map(\.host)), PostgresArray.literal(applications.map { Hex.string(PublishedRows.key($0.path)) })])
+        return try rows.rows.map { row in
+            PublishedBundle(host: row[0] ?? "", record: try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[1])))
+        }
+    }
+
+    /// Claimed types as the application's Info dictionary spells them: the rows hold them
+    /// lower-cased, for lookups without case.
+    static func spelledAsDeclared(_ handlers: [HandlerRanking.Handler], _ records: [PublishedBundle]) -> [HandlerRanking.Handler] {
+        var byApplication: [String: [FilePath: BundleRecord]] = [:]
+        for bundle in records { byApplication[bundle.host, default: [:]][bundle.record.key] = bundle.record }
+        return handlers.map { handler in
+            guard case .type = handler.claim.target, let record = byApplication[handler.application.host ?? ""]?[handler.application.path] else {
+                return handler
+            }
+            let stored = LaunchRows.columns(handler.claim.target)
+            var spelled = handler
+            if let declared = LaunchRows.claims(of: record).first(where: {
+                LaunchRows.columns($0.target) == stored && $0.role == handler.claim.role && $0.rank == handler.claim.rank
+            }) {
+                spelled.claim = declared
+            }
+            return spelled
+        }
+    }
+}
