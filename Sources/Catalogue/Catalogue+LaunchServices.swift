@@ -11,7 +11,10 @@ extension Catalogue {
         try read { db in
             let types = try Self.typeDatabase(db, reaching: question)
             let matcher = HandlerRanking.Matcher(question: question, types: types)
-            var handlers = try ClaimMerge.handlers(db, matcher.targets, role: role, all: all)
+            // In a fixed order: of an application's claims that rank alike, the first read is the one shown.
+            let targets = matcher.claimableTargets.sorted { LaunchRows.columns($0) < LaunchRows.columns($1) }
+                .compactMap { target in matcher.match(target).map { (target, $0.steps, $0.isEverything) } }
+            var handlers = try ClaimMerge.handlers(db, targets, role: role, all: all)
             HandlerRanking.order(pathOrdered: &handlers)
             return handlers
         }
@@ -36,44 +39,22 @@ extension Catalogue {
     }
 
     static func typeDatabase(_ db: Database, reaching question: HandlerRanking.Question) throws -> TypeDatabase {
-        let system = TypeDatabase.standardSystemDatabase
-        var pending: [String] = []
-        func typesDeclaring(_ kind: String, _ value: String) throws -> [String] {
-            try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT type_key FROM type_tags WHERE kind = ? AND value = ?"),
-                                arguments: [kind, value])
-        }
-        switch question {
-        case let .file(ext):
-            if let ext = ext?.lowercased(), !ext.isEmpty { pending += system.types(forExtension: ext) + (try typesDeclaring("extension", ext)) }
-            pending.append("public.data")
-        case .folder:
-            pending.append("public.folder")
-        case let .package(ext):
-            pending += system.types(forExtension: ext) + (try typesDeclaring("extension", ext.lowercased())) + ["public.folder"]
-        case let .type(identifier):
-            pending.append(TypeDatabase.key(identifier))
-        case .scheme:
-            break
-        }
-        var declared: [TypeDatabase.Declaration] = []
-        var seen = Set<String>()
-        while let key = pending.popLast() {
-            guard seen.insert(key).inserted else { continue }
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT path, type_declarations FROM bundles
-                WHERE id IN (SELECT bundle_id FROM type_tags WHERE kind = 'identifier' AND value = ?)
-                """), arguments: [key])
-            var ofThisType: [TypeDatabase.Declaration] = []
-            for row in rows {
-                let declarations = ((row[1] as String?).map(TypeDeclarationCoding.decode) ?? []).filter { TypeDatabase.key($0.identifier) == key }
-                ofThisType += TypeDatabase.declarations(declarations, by: FilePath(row[0] as String))
+        try TypeDatabase.reaching(question, typesDeclaring: { ext in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT type_key FROM type_tags WHERE kind = 'extension' AND value = ?"),
+                                arguments: [ext])
+        }, declarations: { keys in
+            var declared: [TypeDatabase.Declaration] = []
+            for key in keys.sorted() {
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT path, type_declarations FROM bundles
+                    WHERE id IN (SELECT bundle_id FROM type_tags WHERE kind = 'identifier' AND value = ?)
+                    """), arguments: [key])
+                for row in rows {
+                    let declarations = ((row[1] as String?).map(TypeDeclarationCoding.decode) ?? []).filter { TypeDatabase.key($0.identifier) == key }
+                    declared += TypeDatabase.declarations(declarations, by: FilePath(row[0] as String))
+                }
             }
-            declared += ofThisType
-            // Every declaration's parents: the database decides which one counts.
-            for declaration in (system.declarations[key] ?? []) + ofThisType {
-                pending += declaration.conformsTo.map(TypeDatabase.key)
-            }
-        }
-        return system.adding(declared)
+            return declared
+        })
     }
 }

@@ -248,16 +248,6 @@ public enum HandlerRanking {
             }
         }
 
-        /// Every claim target that matches, with how: what a catalogue looks its claims up by.
-        public var targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)] {
-            var targets: [LaunchClaim.Target] = types.keys.sorted().map { .type($0) }
-            targets += extensions.sorted().map { .fileExtension($0) }
-            targets += mimeTypes.keys.sorted().map { .mimeType($0) }
-            if let scheme { targets.append(.scheme(scheme)) }
-            if isDocument { targets.append(.everything) }
-            return targets.compactMap { target in match(target).map { (target, $0.steps, $0.isEverything) } }
-        }
-
         /// Steps, and whether it is a claim of everything; nil when the claim does not match.
         public func match(_ target: LaunchClaim.Target) -> (steps: Int, isEverything: Bool)? {
             switch target {

@@ -35,7 +35,7 @@ extension TypeDatabase {
             declared += found
             pending = (level.flatMap { system.declarations[$0] ?? [] } + found).flatMap { $0.conformsTo.map(key) }
         }
-        return TypeDatabase(standardSystem + declared)
+        return system.adding(declared)
     }
 }
 
