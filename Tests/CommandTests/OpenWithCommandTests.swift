@@ -105,4 +105,15 @@ import TestSupport
         // Its export gone, the viewer's import declares the type and opens it.
         #expect(try identifiers("open-with", "--extension", "sketch") == ["org.example.viewer", "org.example.browser"])
     }
+
+    /// The catalogue keeps a claimed type lower-cased; an answer names it as its declaration
+    /// spells it, as `open-with --database` does.
+    @Test func aClaimedTypeIsNamedAsItIsDeclared() throws {
+        tree.macApp("Apps/Writer.app", identifier: "org.example.writer", info: [
+            "CFBundleDocumentTypes": .array([Self.documentType(["LSItemContentTypes": .array([.string("COM.APPLE.IWORK.PAGES.SFFPAGES")])])]),
+        ])
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let json = try JSONValue.parse(try bundlefs("open-with", "--extension", "pages", "--json").standardOutput)
+        #expect(json.arrayValue?.first?["claim"] == .string("type com.apple.iWork.Pages.sffpages"), "\(json)")
+    }
 }
