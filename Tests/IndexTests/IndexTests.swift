@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 @testable import Catalogue
 import Fixtures
 import GRDB
@@ -180,6 +181,21 @@ import TestSupport
         let summary = try fixture.index()
         #expect(try fixture.paths() == ["Good.app"])
         #expect(summary.problems.isEmpty)
+    }
+
+    /// Rule 30's last tie-break is the path's bytes. A byte that is not UTF-8 is stored escaped
+    /// (above U+100000), so a lone 0x80 sorts after "é" (0xC3 0xA9) as stored text, before it as
+    /// bytes: `open-with` must answer by the bytes.
+    @Test func handlersTiedUpToThePathAreInTheOrderOfItsBytes() throws {
+        let fixture = try IndexFixture()
+        let claims: [String: PlistValue] = ["CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("note")])])])]
+        let escaped = FileNameCoding.string(from: Array("Caf".utf8) + [0x80] + Array(".app".utf8))
+        fixture.tree.macApp(escaped, identifier: "com.example.escaped", info: claims)
+        fixture.tree.macApp("Café.app", identifier: "com.example.accented", info: claims)
+        fixture.tree.macApp("Cab.app", identifier: "com.example.plain", info: claims)
+        try fixture.index()
+        let handlers = try fixture.catalogue.handlers(of: .file(extension: "note"))
+        #expect(handlers.map(\.application.identifier) == ["com.example.plain", "com.example.escaped", "com.example.accented"])
     }
 
     @Test func namesThatAreNotUTF8SurviveTheRoundTrip() throws {
