@@ -19,7 +19,7 @@ enum ClaimMerge {
     }
 
     static func handlers(_ db: Database, _ targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)],
-                         role: LaunchClaim.Role?, all: Bool) throws -> [HandlerRanking.Handler] {
+                         role asked: LaunchClaim.Role?, all: Bool) throws -> [HandlerRanking.Handler] {
         var cursors: [Cursor] = []
         defer { for cursor in cursors { cursor.close() } }
         for (index, target) in targets.enumerated() {
@@ -52,16 +52,18 @@ enum ClaimMerge {
             path.append(contentsOf: least)
             // An escaped byte (FileNameCoding) orders differently in the coded text than in the raw path.
             escaped = escaped || path.contains(0xF4)
-            var best: HandlerRanking.ClaimMatch?
+            // The application's rows, one per claim that matched: the best admitted one ranks it.
+            // Compared as numbers, row by row; its claim is made once.
+            var best: (order: Int, cursor: Cursor, role: LaunchClaim.Role, rank: LaunchClaim.Rank)?
             var identifier: String?, version: String?
             try path.withUnsafeBytes { path in
                 for index in atLeast {
                     let cursor = active[index]
                     repeat {
-                        if let claim = cursor.claim, HandlerRanking.admits(claim, role: role, all: all) {
-                            let match = HandlerRanking.ClaimMatch(claim, steps: cursor.steps, isEverything: cursor.isEverything)
+                        if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all) {
+                            let order = HandlerRanking.claimOrder(isEverything: cursor.isEverything, rank: rank, steps: cursor.steps)
                             if best == nil { (identifier, version) = (cursor.text(3), cursor.text(4)) }
-                            if best.map(match.precedes) ?? true { best = match }
+                            if order < best?.order ?? .max { best = (order, cursor, role, rank) }
                         }
                         try cursor.advance()
                     } while cursor.hasRow && Self.compare(cursor.path, path) == 0
@@ -72,7 +74,8 @@ enum ClaimMerge {
             // The handler says the claim that ranks it; the application's other claims are not read.
             let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)), identifier: identifier,
                                                          version: version, claims: [])
-            handlers.append(HandlerRanking.Handler(application: application, claim: best.claim, steps: best.steps, isEverything: best.isEverything))
+            let claim = LaunchClaim(target: best.cursor.target, role: best.role, rank: best.rank)
+            handlers.append(HandlerRanking.Handler(application: application, claim: claim, steps: best.cursor.steps, isEverything: best.cursor.isEverything))
         }
         if escaped { handlers.sort { $0.application.path < $1.application.path } }
         return handlers
@@ -121,11 +124,9 @@ enum ClaimMerge {
 
         func close() { sqlite3_reset(handle) }
 
-        /// The row's claim; nil for a role or rank this version does not know (a row written by hand).
-        var claim: LaunchClaim? {
-            guard let role = Self.decode(bytes(1), Self.roles), let rank = Self.decode(bytes(2), Self.ranks) else { return nil }
-            return LaunchClaim(target: target, role: role, rank: rank)
-        }
+        /// The row's role and rank; nil for one this version does not know (a row written by hand).
+        var role: LaunchClaim.Role? { Self.decode(bytes(1), Self.roles) }
+        var rank: LaunchClaim.Rank? { Self.decode(bytes(2), Self.ranks) }
 
         private static let roles = LaunchClaim.Role.allCases.map { ($0, Array($0.rawValue.utf8)) }
         private static let ranks = LaunchClaim.Rank.allCases.map { ($0, Array($0.rawValue.utf8)) }

@@ -76,7 +76,11 @@ public enum HandlerRanking {
     /// Whether a claim counts for an answer: rank `None` only with `all`; with `role`, only claims
     /// that serve it (an editor can also view).
     public static func admits(_ claim: LaunchClaim, role: LaunchClaim.Role?, all: Bool) -> Bool {
-        (all || claim.rank != .none) && (role.map(claim.role.serves) ?? true)
+        admits(role: claim.role, rank: claim.rank, asked: role, all: all)
+    }
+
+    public static func admits(role: LaunchClaim.Role, rank: LaunchClaim.Rank, asked: LaunchClaim.Role?, all: Bool) -> Bool {
+        (all || rank != .none) && (asked.map(role.serves) ?? true)
     }
 
     /// `handlers` in `precedes`' order.
@@ -102,10 +106,8 @@ public enum HandlerRanking {
         var slots: [String: Int] = [:]
         var slotOfHandler: [Int] = []
         slotOfHandler.reserveCapacity(handlers.count)
-        var mostSteps = 0
         handlers.withUnsafeBufferPointer { handlers in
             for index in handlers.indices {
-                mostSteps = max(mostSteps, handlers[index].steps)
                 let version = handlers[index].application.version ?? ""
                 if let slot = slots[version] {
                     slotOfHandler.append(slot)
@@ -122,25 +124,23 @@ public enum HandlerRanking {
             let same = index > 0 && BundleVersion.compare(distinct[index - 1].key, version.key) == .orderedSame
             newness[version.slot] = same ? newness[distinct[index - 1].slot] : index
         }
-        // One integer per handler, compared whole: specific first (1 bit), rank (2), steps (8),
-        // newness (21), then the given path order (32). Beyond those widths, tuples are compared.
-        let fits = distinct.count < 1 << 21 && handlers.count < 1 << 32 && mostSteps < 1 << 8
+        // One integer per handler, compared whole: the claim's order (11 bits), newness (21), then
+        // the given path order (32). Beyond those widths, tuples are compared.
+        let fits = distinct.count < 1 << 21 && handlers.count < 1 << 32
         let order: [Int]
         if fits {
             let keys = handlers.withUnsafeBufferPointer { handlers in
                 handlers.indices.map { index -> UInt64 in
                     let handler = UnsafePointer(handlers.baseAddress! + index)
-                    return UInt64(handler.pointee.isEverything ? 1 : 0) << 63 | UInt64(handler.pointee.claim.rank.order) << 61
-                        | UInt64(handler.pointee.steps) << 53 | UInt64(newness[slotOfHandler[index]]) << 32 | UInt64(index)
+                    let claim = claimOrder(isEverything: handler.pointee.isEverything, rank: handler.pointee.claim.rank, steps: handler.pointee.steps)
+                    return UInt64(claim) << 53 | UInt64(newness[slotOfHandler[index]]) << 32 | UInt64(index)
                 }
             }
             order = keys.sorted().map { Int($0 & 0xFFFF_FFFF) }
         } else {
             order = handlers.indices.sorted { a, b in
-                let x = handlers[a], y = handlers[b]
-                if x.isEverything != y.isEverything { return !x.isEverything }
-                if x.claim.rank != y.claim.rank { return x.claim.rank < y.claim.rank }
-                if x.steps != y.steps { return x.steps < y.steps }
+                let (x, y) = (handlers[a], handlers[b])
+                if claimPrecedes(x, y) || claimPrecedes(y, x) { return claimPrecedes(x, y) }
                 let (p, q) = (newness[slotOfHandler[a]], newness[slotOfHandler[b]])
                 return p != q ? p < q : a < b
             }
@@ -163,37 +163,23 @@ public enum HandlerRanking {
     }
 
     /// The part of rule 30's order that looks at claims alone, for two claims of one application
-    /// (whose version and path tie): specific before everything, then the rank, then fewer steps.
+    /// (whose version and path tie).
     static func claimPrecedes(_ a: Handler, _ b: Handler) -> Bool {
-        ClaimMatch(a.claim, steps: a.steps, isEverything: a.isEverything).precedes(ClaimMatch(b.claim, steps: b.steps, isEverything: b.isEverything))
+        claimOrder(isEverything: a.isEverything, rank: a.claim.rank, steps: a.steps)
+            < claimOrder(isEverything: b.isEverything, rank: b.claim.rank, steps: b.steps)
     }
 
-    /// How one claim matched a question: what rule 30 compares before versions and paths.
-    public struct ClaimMatch: Sendable {
-        public var claim: LaunchClaim
-        public var steps: Int
-        public var isEverything: Bool
-
-        public init(_ claim: LaunchClaim, steps: Int, isEverything: Bool) {
-            self.claim = claim
-            self.steps = steps
-            self.isEverything = isEverything
-        }
-
-        /// Specific before everything, then the rank, then fewer steps.
-        public func precedes(_ other: ClaimMatch) -> Bool {
-            if isEverything != other.isEverything { return !isEverything }
-            if claim.rank != other.claim.rank { return claim.rank < other.claim.rank }
-            return steps < other.steps
-        }
+    /// That part as one number, smaller first: specific before everything, then the rank, then
+    /// fewer steps (a chain of over 255 counts as 255: no real tree is a tenth as deep). A
+    /// catalogue's merge compares claims by it, row by row, without making them.
+    public static func claimOrder(isEverything: Bool, rank: LaunchClaim.Rank, steps: Int) -> Int {
+        (isEverything ? 1 << 10 : 0) | rank.order << 8 | min(max(steps, 0), 255)
     }
 
     /// Rule 30's order: specific claims before claims of everything; then Owner, Default,
     /// Alternate, None; then fewer steps; then the higher CFBundleVersion (rule 20); then the path.
     static func precedes(_ a: Handler, _ b: Handler) -> Bool {
-        if a.isEverything != b.isEverything { return !a.isEverything }
-        if a.claim.rank != b.claim.rank { return a.claim.rank < b.claim.rank }
-        if a.steps != b.steps { return a.steps < b.steps }
+        if claimPrecedes(a, b) || claimPrecedes(b, a) { return claimPrecedes(a, b) }
         switch BundleVersion.compare(a.application.version ?? "", b.application.version ?? "") {
         case .orderedDescending: return true
         case .orderedAscending: return false
