@@ -23,7 +23,8 @@ public struct ArchiveInspector: Sendable {
     }
 
     /// Archive file names bundlefs looks into (rule 26), by lower-cased suffix.
-    public static let suffixes = [".ipa", ".zip", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz",
+    /// `.whl`: a Python wheel is a zip, and macOS wheels carry applications and frameworks.
+    public static let suffixes = [".ipa", ".zip", ".whl", ".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz",
                                   ".tzst", ".tar.zst", ".xar", ".pkg", ".xip", ".cpio"]
 
     private static let suffixBytes = suffixes.map { Array($0.utf8) }

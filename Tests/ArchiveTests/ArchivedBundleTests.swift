@@ -215,7 +215,7 @@ import TestSupport
     }
 
     @Test func onlyArchiveNamesAreLookedInto() {
-        for name in ["A.ipa", "b.ZIP", "c.tar.gz", "d.tgz", "e.tar.zst", "f.xar", "g.pkg", "Caf\u{E9}.Tar.Bz2", "h.CPIO"] { #expect(ArchiveInspector.isArchiveName(FileName(name)), "\(name)") }
+        for name in ["A.ipa", "b.ZIP", "w-1.0-py3-none-macosx_11_0_universal2.WHL", "c.tar.gz", "d.tgz", "e.tar.zst", "f.xar", "g.pkg", "Caf\u{E9}.Tar.Bz2", "h.CPIO"] { #expect(ArchiveInspector.isArchiveName(FileName(name)), "\(name)") }
         for name in [".zip", "notes.txt", "archive.gz", "App.app", "x.Zi_", "y.ZIq", "z.@ip", "Caf\u{E9}.TAR.GZ.txt"] { #expect(!ArchiveInspector.isArchiveName(FileName(name)), "\(name)") }
     }
 }

@@ -37,11 +37,10 @@ import TestSupport
 
     @Test(.enabled(if: PythonWheels.qt5ApplicationsWheel != nil, Comment(rawValue: PythonWheels.skipMessage(wheel))))
     func insideTheWheelItsApplicationsAreCataloguedButClaimNothing() throws {
-        // Rule 26 looks into `.zip` files, not `.whl`: the wheel (a zip file) is linked in under a
-        // `.zip` name, as an archive of wheels would hold it.
+        // The wheel as pip downloads it (a `.whl` is a zip; Docs/archives.md).
         let tree = temporary.appending("tree")
         try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
-        let archive = Paths.join(tree, "qt5_applications.zip")
+        let archive = Paths.join(tree, FilePath(PythonWheels.qt5ApplicationsWheel!).lastComponent.string)
         do { try FileManager.default.linkItem(atPath: PythonWheels.qt5ApplicationsWheel!, toPath: archive) } catch {
             try FileManager.default.copyItem(atPath: PythonWheels.qt5ApplicationsWheel!, toPath: archive)
         }
