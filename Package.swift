@@ -161,6 +161,10 @@ let package = Package(
             dependencies: ["Codecs", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
+            name: "SymbolServerTests",
+            dependencies: ["BundleModel", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
+            swiftSettings: strict),
+        .testTarget(
             name: "WatchTests",
             dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs"],
             swiftSettings: strict),

@@ -34,7 +34,8 @@ struct ServeSymbolsCommand: ParsableCommand {
         let catalogue = try common.openCatalogue(.readOnly)
         let server: SymbolServer
         do {
-            server = try SymbolServer(catalogue: catalogue, roots: { try catalogue.indexedRoots() }, listen: ListenAddress(listen)!, logger: logger)
+            server = try SymbolServer(catalogue: catalogue, roots: { try catalogue.indexedRoots() }, listen: ListenAddress(listen)!,
+                                      settings: .fromEnvironment(ProcessInfo.processInfo.environment), logger: logger)
         } catch let error as SymbolServerError {
             throw UserError("\(error)")
         }

@@ -20,6 +20,7 @@ public enum SymbolRoute: Equatable, Sendable {
         var path = Substring(target)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }
         guard path.first == "/" else { self = .malformed; return }
+        guard path != "/" else { self = .unknown; return }
         var components: [String] = []
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             guard let component = Self.decoded(raw), !component.isEmpty, component != ".", component != ".." else {

@@ -34,6 +34,16 @@ public final class SymbolServer: Sendable {
         public var lookupThreads = min(System.coreCount, 4)
 
         public init() {}
+
+        /// The defaults, but for `BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS`, which lets the tests see a
+        /// slow client cut off in a second rather than ten.
+        public static func fromEnvironment(_ environment: [String: String]) -> Settings {
+            var settings = Settings()
+            if let text = environment["BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS"], let milliseconds = Int(text), milliseconds > 0 {
+                settings.headerTimeout = .milliseconds(milliseconds)
+            }
+            return settings
+        }
     }
 
     /// What every connection's handler shares.
