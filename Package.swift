@@ -158,7 +158,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Codecs", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",

@@ -10,11 +10,12 @@ public final class SymbolServerProcess: @unchecked Sendable {
     public private(set) var url = ""
     public private(set) var port = 0
 
-    public init(catalogue: String, logFile: String, environment: [String: String] = [:]) throws {
+    /// - Parameter binary: the `bundlefs` to run (the benchmark's release build), else the tests'.
+    public init(catalogue: String, logFile: String, environment: [String: String] = [:], binary: String? = nil, logLevel: String = "debug") throws {
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Subprocess.bundlefs)
-        process.arguments = ["serve-symbols", "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", "debug"]
+        process.executableURL = URL(fileURLWithPath: binary ?? Subprocess.bundlefs)
+        process.arguments = ["serve-symbols", "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", logLevel]
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
