@@ -162,7 +162,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",
-            dependencies: ["BundleModel", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
