@@ -14,6 +14,7 @@ import PackageDescription
 //   Watcher           inotify → catalogue: keeps it current, tells what changed (CatalogueUpdate)
 //   View              the FUSE view (libfuse 3 low-level API): a reader of the catalogue and the tree
 //   Publishing        the catalogue's outbox → PostgreSQL (libpq): one host's rows, and queries across hosts
+//   SymbolServer      the HTTP symbol server (`serve-symbols`): debuginfod and symbolicator's layouts (SwiftNIO)
 //   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
 let strict: [SwiftSetting] = [
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "CSystemShims"),
@@ -86,17 +88,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The HTTP symbol server (SPEC "Symbol stores"); Docs/dependencies.md says why SwiftNIO.
+        .target(
+            name: "SymbolServer",
+            dependencies: [
+                "BundleModel", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "Service",
             dependencies: [
-                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SystemCalls", "View", "Watcher", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SymbolServer", "SystemCalls", "View", "Watcher",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(
             name: "BundleFSCommands",
             dependencies: [
-                "Archives", "BundleModel", "Catalogue", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SystemCalls",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Archives", "BundleModel", "Catalogue", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SymbolServer",
+                "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -146,7 +158,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Codecs", "Fixtures", "Service", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SymbolServerTests",
+            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

@@ -22,7 +22,7 @@ struct BundleFS: ParsableCommand {
             Exit status: 0 success, 1 a user error (one line naming the bad input), 2 an internal failure.
             """,
         version: BundleFSVersion.string,
-        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, PublishCommand.self])
+        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, ServeSymbolsCommand.self, PublishCommand.self])
 }
 
 enum BundleFSVersion {

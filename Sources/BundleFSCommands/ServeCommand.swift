@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Service
+import SymbolServer
 import SystemCalls
 
 struct ServeCommand: ParsableCommand {
@@ -13,7 +14,8 @@ struct ServeCommand: ParsableCommand {
             with progress and counts, STOPPING=1, and WATCHDOG=1 when $WATCHDOG_USEC is set. SIGHUP \
             rescans the source; SIGTERM or SIGINT unmounts and exits 0. Without SOURCE and MOUNTPOINT \
             it reads a configuration file (--config, default $XDG_CONFIG_HOME/bundlefs/bundlefs.conf) \
-            of `key = value` lines: source, mountpoint, languages, catalogue, threads, allow-other.
+            of `key = value` lines: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, \
+            symbols (ADDR:PORT: run serve-symbols beside the view).
             """)
 
     @Argument(help: ArgumentHelp("The directory tree to show (or from the configuration).", valueName: "source"))
@@ -32,6 +34,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Threads serving requests (default 1, or the configuration's).", valueName: "n"))
     var threads: Int?
 
+    @Option(help: ArgumentHelp("Also serve the catalogue's symbols over HTTP here, as serve-symbols does (or the configuration's `symbols`).",
+                               valueName: "addr:port"))
+    var symbols: String?
+
     @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
     var allowOther = false
 
@@ -39,6 +45,7 @@ struct ServeCommand: ParsableCommand {
         if (source == nil) != (mountPoint == nil) { throw ValidationError("give both SOURCE and MOUNTPOINT, or neither (to read the configuration)") }
         if source != nil && configurationFile != nil { throw ValidationError("--config is read only when no SOURCE and MOUNTPOINT are given") }
         if let threads, threads < 1 || threads > 64 { throw ValidationError("--threads must be between 1 and 64") }
+        if let symbols, ListenAddress(symbols) == nil { throw ValidationError("--symbols: \(symbols) is not ADDR:PORT, [IPV6]:PORT or PORT") }
     }
 
     func run() throws {
@@ -52,6 +59,7 @@ struct ServeCommand: ParsableCommand {
         plan.view = Daemon.ViewPlan(mountPoint: configuration.mountPoint, settings: settings)
         plan.view?.clearsDeadMount = true
         plan.publish = (publishing.url ?? configuration.publish).map { Daemon.PublishPlan(url: $0, host: publishing.host ?? configuration.host) }
+        plan.symbols = symbols.flatMap(ListenAddress.init) ?? configuration.symbols
         plan.notifiesSystemd = true
         plan.watch = .fromEnvironment(environment)
         try Daemon.start(plan, common: common, label: "bundlefs.serve", defaultLevel: .info)

@@ -5,6 +5,7 @@ import Publishing
 public import Scanner
 public import SystemCalls
 import View
+public import SymbolServer
 import Synchronization
 public import Watcher
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Glibc
 
 /// The one place the long-running parts are put together (`watch`, `mount`, `serve`): the
 /// catalogue, the watcher keeping it current, the view on top of it, the publisher copying it to
-/// PostgreSQL, signals, and systemd's notify protocol. A command says what it wants (`Plan`) and
+/// PostgreSQL, the HTTP symbol server reading it, signals, and systemd's notify protocol. A command says what it wants (`Plan`) and
 /// calls `run`; the daemon starts the parts, hands the watcher's updates to the view, and stops
 /// them in order on SIGINT/SIGTERM (SIGHUP: rescan).
 public final class Daemon: Sendable {
@@ -27,6 +28,8 @@ public final class Daemon: Sendable {
         /// A PostgreSQL database to keep current; without one, changes stop being queued for a
         /// publisher no longer configured.
         public var publish: PublishPlan?
+        /// Serve the catalogue's symbols over HTTP there (`symbols = ADDR:PORT`), from the roots.
+        public var symbols: ListenAddress?
         /// Speak systemd's notify protocol (`serve`): readiness, status lines, watchdog.
         public var notifiesSystemd = false
         public var watch = WatchSettings()
@@ -65,6 +68,7 @@ public final class Daemon: Sendable {
     let watcher: Watcher
     let view: ViewMount?
     let publisher: Publisher?
+    let symbolServer: SymbolServer?
     let reporter: SystemdReporter?
     let logger: Logger
     /// Set once the first index is done (and the view mounted).
@@ -108,6 +112,18 @@ public final class Daemon: Sendable {
             publisher = nil
             if (try? catalogue.publicationStatus()) != nil { try catalogue.endPublishing() }
         }
+        // Bound now, so that a port in use is an error at start rather than a silent absence.
+        if let listen = plan.symbols {
+            do {
+                let servedRoots = roots
+                symbolServer = try SymbolServer(catalogue: catalogue, roots: { servedRoots }, listen: listen, logger: logger)
+            } catch {
+                throw DaemonError("symbols: \(error)")
+            }
+            logger.info("serving symbols at http://\(symbolServer!.address)")
+        } else {
+            symbolServer = nil
+        }
         reporter = plan.notifiesSystemd ? SystemdReporter(environment: environment, logger: logger) : nil
     }
 
@@ -119,6 +135,10 @@ public final class Daemon: Sendable {
         }
         publisher?.start()
         defer { publisher?.stop() }
+        defer {
+            symbolServer?.stop()
+            symbolServer?.wait()
+        }
         let announce: @Sendable () -> Void = { [self] in
             isReady.store(true, ordering: .releasing)
             reporter?.ready(statusLine())

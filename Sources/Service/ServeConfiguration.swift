@@ -1,5 +1,6 @@
 public import BundleModel
 import Publishing
+public import SymbolServer
 public import SystemCalls
 
 /// What `bundlefs serve` serves: read from a small `key = value` file (Docs/service.md)
@@ -15,13 +16,15 @@ public struct ServeConfiguration: Sendable, Equatable {
     public var publish: String?
     /// The name this host's rows carry there.
     public var host: String?
+    /// Where to serve the catalogue's symbols over HTTP (SPEC "Symbol stores"), beside the view.
+    public var symbols: ListenAddress?
 
     public init(source: FilePath, mountPoint: FilePath) {
         self.source = source
         self.mountPoint = mountPoint
     }
 
-    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host"]
+    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols"]
 
     /// `$XDG_CONFIG_HOME/bundlefs/bundlefs.conf`, else `~/.config/bundlefs/bundlefs.conf`.
     public static func defaultPath(environment: [String: String]) -> FilePath {
@@ -95,6 +98,12 @@ public struct ServeConfiguration: Sendable, Equatable {
         if let (value, line) = values["host"] {
             guard !value.isEmpty else { throw ConfigurationError(file: file, line: line, "`host` cannot be empty") }
             configuration.host = value
+        }
+        if let (value, line) = values["symbols"] {
+            guard let address = ListenAddress(value) else {
+                throw ConfigurationError(file: file, line: line, "`symbols` must be ADDR:PORT, [IPV6]:PORT or PORT (a numeric address), not `\(value)`")
+            }
+            configuration.symbols = address
         }
         return configuration
     }

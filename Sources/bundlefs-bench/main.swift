@@ -29,10 +29,11 @@ struct Settings {
     var million = true
     var publish = true
     var openWith = true
+    var symbols = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -49,6 +50,7 @@ struct Settings {
             case "--skip-million": million = false
             case "--skip-publish": publish = false
             case "--skip-open-with": openWith = false
+            case "--skip-symbols": symbols = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
             default:
@@ -112,13 +114,15 @@ let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")
 let tree = BenchmarkTree(root: treeRoot, bundles: settings.bundles)
-if !tree.isComplete {
+// The symbol server's section has a tree of its own: alone, it neither makes nor walks this one.
+let needsTree = settings.index || settings.watch || settings.view || settings.million || settings.publish || settings.openWith
+if needsTree && !tree.isComplete {
     progress("generating \(settings.bundles) bundles in \(treeRoot) ...")
     let seconds = Timing.seconds { tree.generate() }
     progress(String(format: "generated in %.1f s", seconds))
 }
 
-let (directoryCount, entryCount) = BareWalk.walk(treeRoot) // also warms the cache
+let (directoryCount, entryCount) = needsTree ? BareWalk.walk(treeRoot) : (0, 0) // also warms the cache
 var report = Report(title: "bundlefs benchmark: \(settings.bundles) bundles, \(directoryCount) directories, \(entryCount) entries; median of \(settings.runs) runs, warm cache, \(Threads.processorCount) cores")
 report.notes.append("binary: \(settings.binary)")
 
@@ -205,6 +209,11 @@ if settings.index {
 if settings.openWith {
     progress("open-with figures: \(OpenWithBench.applications) applications that claim types, in process ...")
     try OpenWithBench.run(binary: settings.binary, output: settings.output, report: &report)
+}
+
+if settings.symbols {
+    progress("symbol server figures: a 100 MB DWARF file through serve-symbols and python3 -m http.server, then small lookups ...")
+    try SymbolServerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
 }
 
 if settings.publish {

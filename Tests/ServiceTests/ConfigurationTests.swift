@@ -1,4 +1,5 @@
 import Service
+import SymbolServer
 import Testing
 import SystemCalls
 
@@ -37,7 +38,7 @@ struct ConfigurationTests {
     }
 
     @Test func errorsNameTheLine() {
-        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host)")
+        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, symbols)")
         #expect(error("source = /a\nsource = /b") == "test.conf:2: `source` is already set on line 1")
         #expect(error("source /a") == "test.conf:1: expected `key = value`, found `source /a`")
         #expect(error("source = a\nmountpoint = /b") == "test.conf:1: `source` must be an absolute path or start with `~/`, not `a`")
@@ -61,6 +62,14 @@ struct ConfigurationTests {
         #expect(error("source = /a\nmountpoint = /b\npublish = host=db password='hunter 2' dbname=c") == "test.conf:3: " + refusal)
         #expect(!error("source = /a\nmountpoint = /b\npublish = mysql://x:hunter2@db").contains("hunter2"))
         #expect(error("source = /a\nmountpoint = /b\nhost = ") == "test.conf:3: `host` has no value")
+    }
+
+    /// `symbols` (issue 28): where `serve` runs the HTTP symbol server; loopback by a port alone.
+    @Test func symbols() throws {
+        #expect(try parse("source = /a\nmountpoint = /b\nsymbols = 0.0.0.0:8002").symbols == ListenAddress(host: "0.0.0.0", port: 8002))
+        #expect(try parse("source = /a\nmountpoint = /b\nsymbols = 8002").symbols == ListenAddress(host: "127.0.0.1", port: 8002))
+        #expect(try parse("source = /a\nmountpoint = /b").symbols == nil)
+        #expect(error("source = /a\nmountpoint = /b\nsymbols = buildhost:8002").hasPrefix("test.conf:3: `symbols` must be ADDR:PORT"))
     }
 
     @Test func servicesSideBySideGetTheirOwnCatalogues() {

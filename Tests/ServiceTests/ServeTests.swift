@@ -105,6 +105,43 @@ import Glibc
         #expect(!isMounted(mountPoint))
     }
 
+    /// `symbols = ADDR:PORT` (issue 28): the HTTP symbol server runs beside the view, from the
+    /// same catalogue, and stops with the service.
+    @Test func symbolsAreServedBesideTheView() throws {
+        let mountPoint = directory.appending("symbols-mnt")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let port = freeLoopbackPort()
+        let (process, socket) = try serve([source, mountPoint, "--catalogue", directory.appending("symbols.sqlite"), "--symbols", "127.0.0.1:\(port)"])
+        defer { finish(process, mountPoint: mountPoint) }
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        let url = "http://127.0.0.1:\(port)/buildid/48F282DE1BD5F16267A9DA7D51476FD4/debuginfo"
+        let fetched = try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", directory.appending("fetched"), url])
+        #expect(fetched.status == 0, "\(fetched)")
+        #expect(FileManager.default.contents(atPath: directory.appending("fetched"))
+            == FileManager.default.contents(atPath: Paths.join(source, "Developer/Chess.app.dSYM/Contents/Resources/DWARF/Chess")))
+        kill(process.processIdentifier, SIGTERM)
+        try poll(timeout: 30, "serve to exit") { hasExited(process) }
+        #expect(process.terminationStatus == 0)
+        #expect(try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", "/dev/null", url]).status != 0, "the server stops with the service")
+    }
+
+    /// A port nothing listens on now (the kernel's pick, released).
+    func freeLoopbackPort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(fd, $0, length)
+                _ = getsockname(fd, $0, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     @Test func aRestartAfterACrashClearsItsDeadMount() throws {
         let mountPoint = directory.appending("crash-mnt")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import SymbolServer
+import SystemCalls
+
+struct ServeSymbolsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-symbols",
+        abstract: "Serve the catalogue's executables and debug symbols over HTTP, to debuginfod clients and symbolicator.",
+        discussion: """
+            Answers GET and HEAD, read-only: debuginfod's /buildid/ID/debuginfo and /buildid/ID/executable \
+            (ID an ELF build-id or a Mach-O UUID without hyphens, any case), and symbolicator's layouts as \
+            /native/... and /unified/... (see Docs/symbols.md). Only catalogued files are served, opened \
+            inside the catalogue's roots. Point gdb or debuginfod-find at it with \
+            DEBUGINFOD_URLS=http://ADDR:PORT. Logs one line per request at --log-level debug; SIGINT or \
+            SIGTERM stops it. `symbols = ADDR:PORT` in the service configuration runs it beside `serve`.
+            """)
+
+    @Option(help: ArgumentHelp(
+        "Where to listen: ADDR:PORT, [IPV6]:PORT, or PORT alone for 127.0.0.1.",
+        discussion: "Loopback unless an address that other hosts reach is given (0.0.0.0:PORT for all).", valueName: "addr:port"))
+    var listen: String
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if ListenAddress(listen) == nil { throw ValidationError("--listen: \(listen) is not ADDR:PORT, [IPV6]:PORT or PORT (a numeric address)") }
+    }
+
+    func run() throws {
+        // Before any thread starts, so that every thread inherits the mask and the signal thread takes them.
+        Signals.block()
+        let logger = common.logger("bundlefs.symbols", defaultLevel: .info)
+        let catalogue = try common.openCatalogue(.readOnly)
+        let server: SymbolServer
+        do {
+            server = try SymbolServer(catalogue: catalogue, roots: { try catalogue.indexedRoots() }, listen: ListenAddress(listen)!,
+                                      settings: .fromEnvironment(ProcessInfo.processInfo.environment), logger: logger)
+        } catch let error as SymbolServerError {
+            throw UserError("\(error)")
+        }
+        if !server.address.isLoopback { logger.warning("serving symbols to the network: whoever reaches \(server.address) reads the catalogued files") }
+        logger.info("serving symbols at http://\(server.address)")
+        try Signals.handle { _ in server.stop() }
+        server.wait()
+    }
+}

@@ -1,0 +1,43 @@
+public import BundleModel
+public import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A catalogued file that answers a symbol layout's path (SPEC.md "Symbol stores"), open, with
+/// its attributes as of the open: what is served is the opened file, whatever the path leads to
+/// afterwards.
+public struct SymbolFile: Sendable {
+    public let match: DebugSymbols.Match
+    /// The path opened: the match's file with every symlink resolved.
+    public let path: FilePath
+    public let descriptor: Descriptor
+    public let status: FileStatus
+}
+
+/// The one lookup from a layout's entry to the file that answers it, for the HTTP server and any
+/// view: which match (`DebugSymbols.candidates`), and opened only inside the catalogue's roots.
+extension Catalogue {
+    /// The first candidate for `entry` that opens as a regular file inside one of `roots`
+    /// (absolute and canonical, as the indexer keeps them); nil when none does. A path from the
+    /// catalogue is resolved, must lie within a root, and is then opened beneath that root's
+    /// directory (openat2 with RESOLVE_BENEATH) and without following a final symlink, so that a
+    /// file swapped for a symlink after the check is refused rather than followed out.
+    public func symbolFile(_ entry: SymbolLayout.Entry, roots: [FilePath]) throws -> SymbolFile? {
+        let matches = try symbolMatches(uuidKey: entry.key)
+        for match in DebugSymbols.candidates(for: entry.role, in: matches) {
+            if let file = Self.openConfined(match, roots: roots) { return file }
+        }
+        return nil
+    }
+
+    static func openConfined(_ match: DebugSymbols.Match, roots: [FilePath]) -> SymbolFile? {
+        guard let real = try? match.file.resolved(),
+              let root = roots.first(where: { real.isWithin($0) }), let relative = real.relative(to: root), !relative.isEmpty,
+              let directory = try? Descriptor.open(root, flags: O_PATH_DIRECTORY),
+              let file = try? directory.openBeneath(relative, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK),
+              let status = try? file.status(), status.type == .regular
+        else { return nil }
+        return SymbolFile(match: match, path: real, descriptor: file, status: status)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Hostile clients (issue 28): thousands of idle connections, a huge request line, headers sent
+/// a byte at a time. The server stays up, its memory and descriptors bounded, and others are
+/// still served.
+@Suite struct SymbolServerHostileTests {
+    @Test func fiveThousandIdleConnectionsLeaveRoomForAClient() throws {
+        let fixture = try SymbolStoreFixture(compile: false)
+        let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
+        let url = server.url + "/buildid/\(fixture.machOKey)/executable"
+        #expect(try curl(url).status == 200)
+        let before = server.residentKiB
+        RawConnection.allowDescriptors(6_000)
+        var idle: [RawConnection] = []
+        for _ in 0..<5_000 {
+            guard let connection = RawConnection(port: server.port) else { break }
+            idle.append(connection)
+        }
+        #expect(idle.count == 5_000, "connected \(idle.count)")
+        // Another client is answered while they are held, each idle one sent nothing.
+        let answer = try curl(url)
+        #expect(try answer.status == 200 && answer.body == fixture.bytes("Build/Tool.app/Contents/MacOS/Tool"))
+        let after = server.residentKiB, descriptors = server.openDescriptors
+        print("5,000 idle connections: RSS \(before) KiB before, \(after) KiB with them; \(descriptors) descriptors; \(idle.filter(\.isClosedByPeer).count) closed by the server")
+        #expect(server.isRunning)
+        // The bound holds (4,096 connections, the oldest idle ones closed to make room) and memory stays small.
+        #expect(descriptors < 4_096 + 64)
+        #expect(idle.filter(\.isClosedByPeer).count >= 5_000 - 4_096)
+        #expect(after - before < 64 * 1_024, "RSS grew from \(before) to \(after) KiB")
+        idle.removeAll()
+        #expect(try curl(url).status == 200)
+    }
+
+    @Test func aHugeRequestLineIsRefused() throws {
+        let fixture = try SymbolStoreFixture(compile: false)
+        let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
+        let connection = try #require(RawConnection(port: server.port))
+        let line = Array("GET /buildid/".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("/debuginfo HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        connection.send(line)
+        let answer = String(decoding: connection.receive(timeout: 5), as: UTF8.self)
+        // Refused with 400 (or cut off before the answer could be read): never served.
+        #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+        #expect(server.isRunning)
+        #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/debuginfo").status == 200)
+    }
+
+    @Test func slowHeadersAreCutOff() throws {
+        let fixture = try SymbolStoreFixture(compile: false)
+        let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"),
+                                             environment: ["BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS": "1000"])
+        let slow = try #require(RawConnection(port: server.port)), silent = try #require(RawConnection(port: server.port))
+        let started = Date()
+        slow.send(Array("GET /buildid/".utf8))
+        // A byte every 100 ms keeps the connection busy but never finishes the head.
+        while !slow.isClosedByPeer && Date().timeIntervalSince(started) < 5 {
+            slow.send([UInt8(ascii: "a")])
+            usleep(100_000)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(slow.isClosedByPeer && elapsed >= 0.9 && elapsed < 3, "closed after \(elapsed) s")
+        #expect(silent.isClosedByPeer)
+        #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/debuginfo").status == 200)
+        #expect(server.isRunning)
+    }
+}
