@@ -68,6 +68,7 @@ final class ViewFileSystem: Sendable {
     let directorySnapshots = DirectorySnapshots()
     let views: BundleViews
     let uuids: UUIDViews
+    let symbols: SymbolStores
     /// `user.bundle.default-application`'s answers, kept by question between updates.
     let defaultApplications: DefaultApplications
     let timeouts: ViewTimeouts
@@ -91,6 +92,7 @@ final class ViewFileSystem: Sendable {
         openFiles = OpenFiles(limit: openFileLimit)
         views = BundleViews(source: source, packages: packages, records: records)
         uuids = UUIDViews(source: source, catalogue: catalogue)
+        symbols = SymbolStores(source: source, catalogue: catalogue)
         let requests = RequestCounts()
         self.requests = requests
         defaultApplications = DefaultApplications(catalogue: catalogue, requests: requests)

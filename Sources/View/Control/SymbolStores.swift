@@ -1,0 +1,175 @@
+import BundleModel
+import Catalogue
+import CompactStorage
+import Synchronization
+import SystemCalls
+
+/// A directory of `.bundlefs/symbols`: its layout (nil for `symbols` itself) and its path below the
+/// layout's root as it was asked for. Lookups ignore case, and each spelling is a node of its own:
+/// the kernel lets a directory have one name only.
+struct SymbolPath: Hashable, Sendable {
+    var layout: SymbolLayout?
+    var components: [String]
+
+    static let top = SymbolPath(layout: nil, components: [])
+}
+
+/// A file of a symbol store: which image's which file, and the real file it was looked up as (a
+/// file replaced since is not read in its place).
+struct SymbolFile: Hashable, Sendable {
+    var key: String
+    var role: SymbolLayout.Role
+    var device: UInt64
+    var inode: UInt64
+}
+
+/// `.bundlefs/symbols/native` and `.bundlefs/symbols/unified` (SPEC.md, "Symbol stores for the
+/// tools people already run"): symbolicator's layouts, as `SymbolLayout` names paths, of the
+/// images by-uuid knows. A file is by-uuid's `dSYM` or `executable` of the image (`UUIDViews`
+/// chooses). Answered from the catalogue between two updates without a walk of every UUID per
+/// listing: a layout's top level from one pass of the UUID index (`symbolKeyGroups`), kept until
+/// the next update; a directory below it from a range of the index, kept within a bound and
+/// shared with the directories below it.
+final class SymbolStores: Sendable {
+    static let directoryName: FileName = "symbols"
+
+    let source: ScanRoot
+    let catalogue: Catalogue
+    private let kept = Mutex(Kept())
+
+    /// A directory's entry.
+    enum Child {
+        case directory(String, SymbolPath)
+        case file(String, SymbolFile)
+    }
+
+    /// Where a name in a directory leads.
+    enum Step {
+        case directory(SymbolPath)
+        case file(SymbolFile, path: FilePath, status: FileStatus, match: DebugSymbols.Match)
+    }
+
+    private struct Kept {
+        /// Each layout's top-level names, by their lower-cased spelling.
+        var tops: [SymbolLayout: [String: String]]?
+        /// The matches of keys with a prefix, by prefix.
+        var ranges = BoundedCache<String, [String: [DebugSymbols.Match]]>(limit: 16_384, keeping: 12_288)
+        /// Counts updates, so that an answer read while one came is not kept past it.
+        var generation = 0
+    }
+
+    init(source: ScanRoot, catalogue: Catalogue) {
+        self.source = source
+        self.catalogue = catalogue
+    }
+
+    /// After an update: what was kept may have changed.
+    func invalidate() {
+        kept.withLock { $0 = Kept(generation: $0.generation + 1) }
+    }
+
+    /// A directory's entries in byte order, and the matches they were made from (for the
+    /// attributes of a listing's entries). Files are listed only when they can be served.
+    func children(of path: SymbolPath) -> (children: [Child], matches: [String: [DebugSymbols.Match]]?) {
+        guard let layout = path.layout else {
+            return (SymbolLayout.allCases.map { .directory($0.rawValue, SymbolPath(layout: $0, components: [])) }, nil)
+        }
+        if path.components.isEmpty {
+            let names = top(layout).values.sorted()
+            return (names.map { .directory($0, SymbolPath(layout: layout, components: [$0])) }, nil)
+        }
+        let matches = range(Self.prefix(path.components))
+        let depth = path.components.count, folded = Self.folded(path.components)
+        var children: [String: Child] = [:]
+        for (key, keyMatches) in matches {
+            guard let format = keyMatches.first?.slice.format else { continue }
+            for role in SymbolLayout.Role.allCases {
+                let entry = SymbolLayout.Entry(key: key, role: role)
+                let full = layout.components(of: entry, format: format)
+                guard full.count > depth, Self.folded(full.prefix(depth)) == folded else { continue }
+                let name = full[depth]
+                if full.count > depth + 1 {
+                    children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
+                } else if let file = UUIDViews.file(role, in: keyMatches, within: source.path) {
+                    children[name] = .file(name, SymbolFile(key: key, role: role, device: file.status.device, inode: file.status.inode))
+                }
+            }
+        }
+        // Names are ASCII: sorted as strings, they are in byte order.
+        return (children.keys.sorted().compactMap { children[$0] }, matches)
+    }
+
+    /// Where `name` leads from the directory `path`, ignoring case. `known` are the matches its
+    /// listing was made from, when a listing asks.
+    func step(_ name: String, in path: SymbolPath, known: [String: [DebugSymbols.Match]]? = nil) -> Step? {
+        guard let layout = path.layout else {
+            return SymbolLayout(rawValue: name).map { .directory(SymbolPath(layout: $0, components: [])) }
+        }
+        let full = path.components + [name]
+        if let entry = layout.entry(full) {
+            let matches = (known?[entry.key] ?? range(entry.key)[entry.key]) ?? []
+            guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
+                  let file = UUIDViews.file(entry.role, in: matches, within: source.path)
+            else { return nil }
+            let identity = SymbolFile(key: entry.key, role: entry.role, device: file.status.device, inode: file.status.inode)
+            return .file(identity, path: file.path, status: file.status, match: file.match)
+        }
+        let child = SymbolPath(layout: layout, components: full)
+        if full.count == 1 { return top(layout)[name.lowercased()] == nil ? nil : .directory(child) }
+        let prefix = Self.prefix(full), folded = Self.folded(full)
+        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix)
+        for (key, keyMatches) in matches {
+            guard let format = keyMatches.first?.slice.format else { continue }
+            for role in SymbolLayout.Role.allCases {
+                let components = layout.components(of: SymbolLayout.Entry(key: key, role: role), format: format)
+                if components.count > full.count, Self.folded(components.prefix(full.count)) == folded { return .directory(child) }
+            }
+        }
+        return nil
+    }
+
+    /// The match a file of an image is served from now, for its attributes.
+    func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
+        UUIDViews.match(role, in: range(key)[key] ?? [])
+    }
+
+    /// A layout's top-level names, from one query per update.
+    private func top(_ layout: SymbolLayout) -> [String: String] {
+        let (tops, generation) = kept.withLock { ($0.tops, $0.generation) }
+        if let tops { return tops[layout] ?? [:] }
+        let groups = (try? catalogue.symbolKeyGroups(under: source.path)) ?? []
+        var made: [SymbolLayout: [String: String]] = [:]
+        for layout in SymbolLayout.allCases {
+            for (key, format) in groups {
+                guard let name = layout.components(of: SymbolLayout.Entry(key: key, role: .debugInfo), format: format).first else { continue }
+                made[layout, default: [:]][name.lowercased()] = name
+            }
+        }
+        kept.withLock { if $0.generation == generation { $0.tops = made } }
+        return made[layout] ?? [:]
+    }
+
+    /// The matches of the keys starting with `prefix` (lower-case hex), from a range kept for it
+    /// or for a shorter prefix, else from the index.
+    private func range(_ prefix: String) -> [String: [DebugSymbols.Match]] {
+        let (found, generation) = kept.withLock { kept -> ([String: [DebugSymbols.Match]]?, Int) in
+            var shorter = Substring(prefix)
+            while !shorter.isEmpty {
+                if let matches = kept.ranges.value(for: String(shorter)) {
+                    return (shorter.count == prefix.count ? matches : matches.filter { $0.key.hasPrefix(prefix) }, kept.generation)
+                }
+                shorter = shorter.dropLast()
+            }
+            return (nil, kept.generation)
+        }
+        if let found { return found }
+        let matches = (try? catalogue.symbolMatchesByKey(prefix: prefix, under: source.path)) ?? [:]
+        kept.withLock { if $0.generation == generation { _ = $0.ranges.store(matches, for: prefix, weight: max(1, matches.count)) } }
+        return matches
+    }
+
+    /// The key prefix a directory's path spells: its components joined, lower-cased.
+    private static func prefix(_ components: [String]) -> String { components.joined().lowercased() }
+
+    private static func folded<S: Sequence<String>>(_ components: S) -> [String] { components.map { $0.lowercased() } }
+}
