@@ -125,6 +125,12 @@ extension MountedViewTests {
             fixture.tree.remove("Builds/Tool-x86_64.app.dSYM")
             try poll(timeout: 1, "the removed dSYM to go") { !FileManager.default.fileExists(atPath: "\(symbols)/native/\(intel)") }
             try poll(timeout: 1, "the removed dSYM's listing to go") { try listing("\(symbols)/unified/\(Self.split(intelUUID))") == ["executable"] }
+            // An image removed takes its directories with it, even those the kernel holds.
+            let secretDirectory = "\(symbols)/native/\(FilePath(Self.native(secretUUID)).parent.string)"
+            #expect(try FileStatus.of(secretDirectory).type == .directory)
+            fixture.tree.remove("Private/Secret.app")
+            try poll(timeout: 1, "the removed image's directory to go") { (try? FileStatus.of(secretDirectory)) == nil }
+            #expect(try !listing("\(symbols)/native").contains(String(Self.native(secretUUID).prefix(4))))
         }
 
         @Test func aSecondUserReadsOnlyWhatTheyCouldReadInSource() throws {

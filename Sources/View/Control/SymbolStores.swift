@@ -28,8 +28,8 @@ struct SymbolFile: Hashable, Sendable {
 /// images by-uuid knows. A file is by-uuid's `dSYM` or `executable` of the image (`UUIDViews`
 /// chooses). Answered from the catalogue between two updates without a walk of every UUID per
 /// listing: a layout's top level from one pass of the UUID index (`symbolKeyGroups`), kept until
-/// the next update; a directory below it from a range of the index, kept within a bound and
-/// shared with the directories below it.
+/// the next update; everything below a top-level directory from one range of the index (its
+/// digits), kept within a bound for every directory and file beneath it.
 final class SymbolStores: Sendable {
     static let directoryName: FileName = "symbols"
 
@@ -52,8 +52,9 @@ final class SymbolStores: Sendable {
     private struct Kept {
         /// Each layout's top-level names, by their lower-cased spelling.
         var tops: [SymbolLayout: [String: String]]?
-        /// The matches of keys with a prefix, by prefix.
-        var ranges = BoundedCache<String, [String: [DebugSymbols.Match]]>(limit: 16_384, keeping: 12_288)
+        /// The matches of the keys under a top-level directory, by its digits (lower-case),
+        /// weighed by keys: 30,000 UUIDs fit.
+        var ranges = BoundedCache<String, [String: [DebugSymbols.Match]]>(limit: 65_536, keeping: 49_152)
         /// Counts updates, so that an answer read while one came is not kept past it.
         var generation = 0
     }
@@ -78,7 +79,7 @@ final class SymbolStores: Sendable {
             let names = top(layout).values.sorted()
             return (names.map { .directory($0, SymbolPath(layout: layout, components: [$0])) }, nil)
         }
-        let matches = range(Self.prefix(path.components))
+        let matches = range(Self.prefix(path.components), top: path.components[0])
         let depth = path.components.count, folded = Self.folded(path.components)
         var children: [String: Child] = [:]
         for (key, keyMatches) in matches {
@@ -107,7 +108,7 @@ final class SymbolStores: Sendable {
         }
         let full = path.components + [name]
         if let entry = layout.entry(full) {
-            let matches = (known?[entry.key] ?? range(entry.key)[entry.key]) ?? []
+            let matches = (known?[entry.key] ?? range(entry.key, top: full[0])[entry.key]) ?? []
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
                   let file = UUIDViews.file(entry.role, in: matches, within: source.path)
             else { return nil }
@@ -117,7 +118,7 @@ final class SymbolStores: Sendable {
         let child = SymbolPath(layout: layout, components: full)
         if full.count == 1 { return top(layout)[name.lowercased()] == nil ? nil : .directory(child) }
         let prefix = Self.prefix(full), folded = Self.folded(full)
-        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix)
+        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix, top: full[0])
         for (key, keyMatches) in matches {
             guard let format = keyMatches.first?.slice.format else { continue }
             for role in SymbolLayout.Role.allCases {
@@ -128,9 +129,16 @@ final class SymbolStores: Sendable {
         return nil
     }
 
+    /// Whether a directory is still there (its node outlives the catalogue's answer).
+    func exists(_ path: SymbolPath) -> Bool {
+        guard let name = path.components.last else { return true }
+        if case .directory? = step(name, in: SymbolPath(layout: path.layout, components: path.components.dropLast())) { return true }
+        return false
+    }
+
     /// The match a file of an image is served from now, for its attributes.
     func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
-        UUIDViews.match(role, in: range(key)[key] ?? [])
+        UUIDViews.match(role, in: range(key, top: String(key.prefix(2)))[key] ?? [])
     }
 
     /// A layout's top-level names, from one query per update.
@@ -149,23 +157,23 @@ final class SymbolStores: Sendable {
         return made[layout] ?? [:]
     }
 
-    /// The matches of the keys starting with `prefix` (lower-case hex), from a range kept for it
-    /// or for a shorter prefix, else from the index.
-    private func range(_ prefix: String) -> [String: [DebugSymbols.Match]] {
+    /// The matches of the keys starting with `prefix` (lower-case hex), from the range of the
+    /// top-level directory `top` that holds them (or of the two digits that hold that one), read
+    /// once: a walk of a tree beneath it asks the catalogue no more.
+    private func range(_ prefix: String, top: String) -> [String: [DebugSymbols.Match]] {
+        let top = top.lowercased()
         let (found, generation) = kept.withLock { kept -> ([String: [DebugSymbols.Match]]?, Int) in
-            var shorter = Substring(prefix)
-            while !shorter.isEmpty {
-                if let matches = kept.ranges.value(for: String(shorter)) {
-                    return (shorter.count == prefix.count ? matches : matches.filter { $0.key.hasPrefix(prefix) }, kept.generation)
-                }
-                shorter = shorter.dropLast()
-            }
-            return (nil, kept.generation)
+            let held = kept.ranges.value(for: top) ?? (top.utf8.count > 2 ? kept.ranges.value(for: String(top.prefix(2))) : nil)
+            return (held, kept.generation)
         }
-        if let found { return found }
-        let matches = (try? catalogue.symbolMatchesByKey(prefix: prefix, under: source.path)) ?? [:]
-        kept.withLock { if $0.generation == generation { _ = $0.ranges.store(matches, for: prefix, weight: max(1, matches.count)) } }
-        return matches
+        let matches: [String: [DebugSymbols.Match]]
+        if let found {
+            matches = found
+        } else {
+            matches = (try? catalogue.symbolMatchesByKey(prefix: top, under: source.path)) ?? [:]
+            kept.withLock { if $0.generation == generation { _ = $0.ranges.store(matches, for: top, weight: max(1, matches.count)) } }
+        }
+        return prefix == top ? matches : matches.filter { $0.key.hasPrefix(prefix) }
     }
 
     /// The key prefix a directory's path spells: its components joined, lower-cased.
