@@ -16,7 +16,7 @@ struct SymbolPath: Hashable, Sendable {
 
 /// A file of a symbol store: which image's which file, and the real file it was looked up as (a
 /// file replaced since is not read in its place).
-struct SymbolFile: Hashable, Sendable {
+struct SymbolStoreFile: Hashable, Sendable {
     var key: String
     var role: SymbolLayout.Role
     var device: UInt64
@@ -40,13 +40,13 @@ final class SymbolStores: Sendable {
     /// A directory's entry.
     enum Child {
         case directory(String, SymbolPath)
-        case file(String, SymbolFile)
+        case file(String, SymbolStoreFile)
     }
 
     /// Where a name in a directory leads.
     enum Step {
         case directory(SymbolPath)
-        case file(SymbolFile, path: FilePath, status: FileStatus, match: DebugSymbols.Match)
+        case file(SymbolStoreFile, path: FilePath, status: FileStatus, match: DebugSymbols.Match)
     }
 
     private struct Kept {
@@ -92,7 +92,7 @@ final class SymbolStores: Sendable {
                 if full.count > depth + 1 {
                     children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
                 } else if let file = UUIDViews.file(role, in: keyMatches, within: source.path) {
-                    children[name] = .file(name, SymbolFile(key: key, role: role, device: file.status.device, inode: file.status.inode))
+                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, device: file.status.device, inode: file.status.inode))
                 }
             }
         }
@@ -112,7 +112,7 @@ final class SymbolStores: Sendable {
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
                   let file = UUIDViews.file(entry.role, in: matches, within: source.path)
             else { return nil }
-            let identity = SymbolFile(key: entry.key, role: entry.role, device: file.status.device, inode: file.status.inode)
+            let identity = SymbolStoreFile(key: entry.key, role: entry.role, device: file.status.device, inode: file.status.inode)
             return .file(identity, path: file.path, status: file.status, match: file.match)
         }
         let child = SymbolPath(layout: layout, components: full)

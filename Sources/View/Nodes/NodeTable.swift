@@ -62,7 +62,7 @@ enum SyntheticDetail: Hashable, Sendable {
     /// A directory of `.bundlefs/symbols`.
     case symbolPath(SymbolPath)
     /// A file of a symbol store.
-    case symbolFile(SymbolFile)
+    case symbolFile(SymbolStoreFile)
 
     var bundleView: BundleViewKey? {
         switch self {
