@@ -8,23 +8,40 @@ extension Catalogue {
     /// `under`, dSYMs first. Read from the slices' rows and their bundles' paths and kinds alone,
     /// never a whole record: `symbols` and every by-uuid lookup ask it.
     public func symbolMatches(uuidKey: String, under: FilePath? = nil) throws -> [DebugSymbols.Match] {
-        try symbolMatchesByKey(uuidKey: uuidKey, under: under)[uuidKey] ?? []
+        try symbolMatchesByKey(.key(uuidKey), under: under)[uuidKey] ?? []
     }
 
     /// Every UUID's matches in bundles at or under `root`, by key: a by-uuid listing's, from one
     /// query.
     public func symbolMatchesByKey(under root: FilePath) throws -> [String: [DebugSymbols.Match]] {
-        try symbolMatchesByKey(uuidKey: nil, under: root)
+        try symbolMatchesByKey(.all, under: root)
     }
 
-    private func symbolMatchesByKey(uuidKey: String?, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
+    /// Which UUIDs a question reads: one, every one, or (the symbol stores' directories) those
+    /// whose keys start with a prefix of hex digits, as a range of the index, not in archives.
+    enum UUIDSelection {
+        case key(String)
+        case all
+        case prefix(String)
+    }
+
+    func symbolMatchesByKey(_ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
         try read { db in
-            var conditions = [uuidKey == nil ? "x.uuid_key IS NOT NULL" : "x.uuid_key = ?"]
-            if under != nil { conditions.append(Self.subtreeCondition.replacingOccurrences(of: "path", with: "b.path")) }
+            var conditions: [String], arguments: [String]
+            switch selection {
+            case let .key(key): (conditions, arguments) = (["x.uuid_key = ?"], [key])
+            case .all: (conditions, arguments) = (["x.uuid_key IS NOT NULL"], [])
+            // Keys are lower-case hex: every key with the prefix sorts below the prefix and "g".
+            case let .prefix(prefix): (conditions, arguments) = (["x.uuid_key >= ?", "x.uuid_key < ?", "b.archive IS NULL"], [prefix, prefix + "g"])
+            }
+            if let under {
+                conditions.append(Self.subtreeCondition.replacingOccurrences(of: "path", with: "b.path"))
+                arguments += Self.subtreeValues(under)
+            }
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
                 FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
-                """, arguments: StatementArguments((uuidKey.map { [$0] } ?? []) + (under.map(Self.subtreeValues) ?? [])))
+                """, arguments: StatementArguments(arguments))
             var matches: [String: [DebugSymbols.Match]] = [:]
             while let row = try rows.next() {
                 let bundle = FilePath(row[BinaryRow.names.count] as String)

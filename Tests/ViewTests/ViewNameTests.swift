@@ -122,7 +122,7 @@ extension MountedViewTests {
             let top = try exactListing(view.mountPoint).map(\.name)
             #expect(top.contains("Shadow.app") && !top.contains(".bundlefs"), "\(top)")
             #expect(try FileStatus.of(view.path("Shadow.app")).type == .regular, "listed under its real name, as the package file")
-            #expect(try exactListing(view.path(".bundlefs")).map(\.name).sorted() == ["by-id", "by-path", "by-uuid"])
+            #expect(try exactListing(view.path(".bundlefs")).map(\.name).sorted() == ["by-id", "by-path", "by-uuid", "symbols"])
         }
 
         @Test func packagesListedUnderTheirRealNamesKeepTheirContentsReachable() throws {

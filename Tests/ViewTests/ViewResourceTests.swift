@@ -18,7 +18,7 @@ extension MountedViewTests {
             TreeWriter(root: fixture.directory.path).text("outside-source.txt", "beside SOURCE, not in it\n")
             let view = try fixture.mount(languages: "de")
             #expect(!(try listing(view.mountPoint)).contains(".bundlefs"), ".bundlefs is reachable, not listed")
-            #expect(try listing(view.path(".bundlefs")) == ["by-id", "by-path", "by-uuid"])
+            #expect(try listing(view.path(".bundlefs")) == ["by-id", "by-path", "by-uuid", "symbols"])
             let chess = view.path(".bundlefs/by-id/org.example.chess")
             #expect(try listing(chess) == ["Contents", "Info.plist", "Resources"])
             let resources = try listing(Paths.join(chess, "Resources"))

@@ -30,6 +30,9 @@ extension ViewFileSystem {
             return Access.derived(owner: owner, isDirectory: true, from: chain(of: path, statuses))
         case (.byID, _), (.byUUID, _):
             return Self.searchOnlyForOthers
+        case let (.symbols, .symbolPath(path)) where path.layout != nil:
+            // A layout's directories hold many UUIDs' names, as by-uuid does.
+            return Self.searchOnlyForOthers
         case let (.info, .bundle(key)):
             guard let record = views.record(forView: key), let path = record.diskPath, let owner = statuses.status(of: path) else { return noAccess }
             var files = record.infoFile.map { [$0] } ?? []
@@ -53,12 +56,25 @@ extension ViewFileSystem {
             let matches = lookups.uuidMatches[key] ?? uuids.matches(key)
             // The directories down to each file are passed through; the file itself is a real node
             // whose own mode the kernel checks when it is read.
-            let sources = matches.flatMap { chain(of: $0.bundle, statuses) + within($0.bundle, $0.slice.file.parent, need: .traverse, statuses) }
+            let sources = matches.flatMap { imageSources($0, statuses) }
             return Access.derived(owner: rootStatus, isDirectory: kind == .uuidView, from: sources.isEmpty ? [(noAccessStatus, .read)] : sources)
         default:
             // `.bundlefs` itself lists fixed names.
             return Access(userID: rootStatus.userID, groupID: rootStatus.groupID, mode: 0o555)
         }
+    }
+
+    /// A symbol store's file (`SymbolStores`), the real file `status` of `match`: by-uuid's access
+    /// to its directory and the file's own, in one mode, since no directory of its own stands
+    /// between a layout's shared directories and it.
+    func symbolFileAccess(_ status: FileStatus, match: DebugSymbols.Match, statuses: StatusMemo = StatusMemo()) -> Access {
+        Access.derived(owner: status, isDirectory: false, from: imageSources(match, statuses) + [(status, .read)])
+    }
+
+    /// What a by-uuid match is reached through: its bundle (listed), the directories above it and
+    /// those from it down to its file (passed through).
+    private func imageSources(_ match: DebugSymbols.Match, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
+        chain(of: match.bundle, statuses) + within(match.bundle, match.slice.file.parent, need: .traverse, statuses)
     }
 
     /// `by-id` and `by-uuid` (SPEC.md "Nothing leaks"; Docs/view.md): the kernel keeps a
@@ -127,6 +143,11 @@ final class ListingLookups: Sendable {
     let statuses = StatusMemo()
     /// A by-uuid listing's matches by UUID key, from one query.
     let uuidMatches: [String: [DebugSymbols.Match]]
+    /// A symbol store directory's matches, from one range of the index (nil: none read).
+    let symbolMatches: [String: [DebugSymbols.Match]]?
 
-    init(uuidMatches: [String: [DebugSymbols.Match]] = [:]) { self.uuidMatches = uuidMatches }
+    init(uuidMatches: [String: [DebugSymbols.Match]] = [:], symbolMatches: [String: [DebugSymbols.Match]]? = nil) {
+        self.uuidMatches = uuidMatches
+        self.symbolMatches = symbolMatches
+    }
 }

@@ -81,16 +81,32 @@ final class UUIDViews: Sendable {
 
     /// `dSYM` or `executable`: the real file, resolved, when it is a regular file inside SOURCE.
     func file(named name: FileName, key: String) -> (path: FilePath, status: FileStatus)? {
-        let matches = matches(key)
-        let match: DebugSymbols.Match?
         switch name {
-        case Self.dSYMName: match = matches.first { $0.isDSYM }
-        case Self.executableName: match = matches.first { !$0.isDSYM }
-        default: return nil
+        case Self.dSYMName: file(.debugInfo, key: key).map { ($0.path, $0.status) }
+        case Self.executableName: file(.executable, key: key).map { ($0.path, $0.status) }
+        default: nil
         }
-        guard let match, let real = try? match.file.resolved(), real.isWithin(source.path),
+    }
+
+    /// An image's DWARF file or executable, as `dSYM` and `executable` show it, with the match it
+    /// is the file of.
+    func file(_ role: SymbolLayout.Role, key: String) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        Self.file(role, in: matches(key), within: source.path)
+    }
+
+    /// The match an image's file is chosen from: for the DWARF file (`debuginfo`) the first dSYM,
+    /// for the executable the first other bundle, in `DebugSymbols`' order (dSYMs first, then by
+    /// path); so the symbol stores serve what by-uuid does.
+    static func match(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match]) -> DebugSymbols.Match? {
+        role == .debugInfo ? matches.first { $0.isDSYM } : matches.first { !$0.isDSYM }
+    }
+
+    /// That match's file, resolved, when it is a regular file inside `root`.
+    static func file(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath)
+        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        guard let match = match(role, in: matches), let real = try? match.file.resolved(), real.isWithin(root),
               let status = try? FileStatus.of(real), status.type == .regular
         else { return nil }
-        return (real, status)
+        return (real, status, match)
     }
 }

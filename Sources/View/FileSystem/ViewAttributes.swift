@@ -96,8 +96,13 @@ extension ViewFileSystem {
         case .uuidView:
             guard case let .uuid(key) = node.detail, !uuids.accessSources(key).isEmpty else { throw .notFound }
             return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
+        case .symbols:
+            guard case let .symbolPath(path) = node.detail, symbols.exists(path) else { throw .notFound }
+            return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
         case .control, .byID, .byPath, .resources, .byUUID:
             return (synthesizedAttributes(node.kind, detail: node.detail, size: 0), timeout)
+        case .symbolFile:
+            return (try symbolFileAttributes(id, node), timeout)
         }
     }
 

@@ -74,6 +74,7 @@ extension ViewFileSystem {
                 Self.item(BundleViews.byID, .synthesized(.byID, detail: .none)),
                 Self.item(BundleViews.byPath, .synthesized(.byPath, detail: .pathPrefix(.here))),
                 Self.item(UUIDViews.directoryName, .synthesized(.byUUID, detail: .none)),
+                Self.item(SymbolStores.directoryName, .synthesized(.symbols, detail: .symbolPath(.top))),
             ]
             return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .byID:
@@ -113,13 +114,23 @@ extension ViewFileSystem {
             }
             let info = uuids.infoBytes(key) == nil ? [] : [Self.item(BundleViews.infoName, .synthesized(.uuidInfo, detail: .uuid(key)))]
             return DirectorySnapshot(items: files + info, path: nil, childKind: .raw)
-        case .package, .info, .icon, .uuidInfo:
+        case .symbols:
+            guard case let .symbolPath(path) = directory.detail else { throw .notFound }
+            let (children, matches) = symbols.children(of: path)
+            let items = children.map { child in
+                switch child {
+                case let .directory(name, path): Self.item(FileName(name), .synthesized(.symbols, detail: .symbolPath(path)))
+                case let .file(name, file): DirectorySnapshot.Item(name: FileName(name), type: .regular, inode: file.inode)
+                }
+            }
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: ListingLookups(symbolMatches: matches))
+        case .package, .info, .icon, .uuidInfo, .symbolFile:
             throw ViewError(code: ENOTDIR)
         }
     }
 
     /// A synthesized entry, with the inode number its attributes will show.
-    private static func item(_ name: FileName, _ identity: NodeIdentity) -> DirectorySnapshot.Item {
+    static func item(_ name: FileName, _ identity: NodeIdentity) -> DirectorySnapshot.Item {
         let isDirectory: Bool = if case let .synthesized(kind, _) = identity, isSyntheticFile(kind) { false } else { true }
         return DirectorySnapshot.Item(name: name, type: isDirectory ? .directory : .regular, inode: Attributes.syntheticInode(identity))
     }

@@ -18,10 +18,10 @@ extension ViewFileSystem {
         if flags & O_ACCMODE != O_RDONLY || flags & (O_TRUNC | O_CREAT | O_APPEND) != 0 { throw .readOnly }
         let node = try node(id)
         switch node.kind {
-        case .source, .raw: _ = try sourceFile(id, node)
+        case .source, .raw, .symbolFile: _ = try sourceFile(id, node)
         case .package: _ = try packageLayout(id, node)
         case .info, .icon, .uuidInfo: if syntheticBytes(node.kind, detail: node.detail) == nil { throw .notFound }
-        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView: throw ViewError(code: EISDIR)
+        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView, .symbols: throw ViewError(code: EISDIR)
         }
     }
 
@@ -31,7 +31,7 @@ extension ViewFileSystem {
     func read(_ id: UInt64, offset: Int64, count: Int) throws(ViewError) -> ReadAnswer {
         let node = try node(id)
         switch node.kind {
-        case .source, .raw:
+        case .source, .raw, .symbolFile:
             return .file(try sourceFile(id, node), offset: offset, count: count)
         case .package:
             let (layout, path) = try packageLayout(id, node)
@@ -53,7 +53,7 @@ extension ViewFileSystem {
             guard offset < Int64(bytes.count) else { return .bytes([]) }
             let start = Int(offset)
             return .bytes(Array(bytes[start..<min(bytes.count, start + count)]))
-        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView:
+        case .control, .byID, .byPath, .bundleView, .resources, .byUUID, .uuidView, .symbols:
             throw ViewError(code: EISDIR)
         }
     }
@@ -72,7 +72,8 @@ extension ViewFileSystem {
             } catch {
                 throw ViewError(code: EIO)
             }
-            guard let status = try? descriptor.status(), status.inode == node.inode, status.device == node.device else {
+            let expected = node.realFile
+            guard let status = try? descriptor.status(), status.inode == expected.inode, status.device == expected.device else {
                 throw ViewError(code: ESTALE)
             }
             if status.type == .directory { throw ViewError(code: EISDIR) }

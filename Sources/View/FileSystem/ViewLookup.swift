@@ -46,6 +46,7 @@ extension ViewFileSystem {
             case BundleViews.byID: return synthesized(.byID, detail: .none, parent: parent, name: name)
             case BundleViews.byPath: return synthesized(.byPath, detail: .pathPrefix(.here), parent: parent, name: name)
             case UUIDViews.directoryName: return synthesized(.byUUID, detail: .none, parent: parent, name: name)
+            case SymbolStores.directoryName: return synthesized(.symbols, detail: .symbolPath(.top), parent: parent, name: name)
             default: return .negative(timeout: timeouts.synthesized)
             }
         case .byID:
@@ -82,7 +83,10 @@ extension ViewFileSystem {
             guard let (path, status) = uuids.file(named: name, key: key) else { return .negative(timeout: timeouts.synthesized) }
             let (id, generation) = nodes.lookUp(.item(.raw, device: status.device, inode: status.inode), parent: 0, name: FileName(path.string))
             return EntryAnswer(id: id, generation: generation, attributes: Attributes.of(status), timeout: timeouts.synthesized)
-        case .package, .info, .icon, .uuidInfo:
+        case .symbols:
+            guard case let .symbolPath(path) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
+            return lookUpSymbol(name, in: path, parent: parent, lookups: lookups)
+        case .package, .info, .icon, .uuidInfo, .symbolFile:
             throw ViewError(code: ENOTDIR)
         }
     }
@@ -142,7 +146,7 @@ extension ViewFileSystem {
         return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeout(for: .bundleView))
     }
 
-    private func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName,
+    func synthesized(_ kind: NodeKind, detail: SyntheticDetail, parent: UInt64, name: FileName,
                              lookups: ListingLookups = ListingLookups()) -> EntryAnswer {
         let (id, generation) = nodes.lookUp(.synthesized(kind, detail: detail), parent: parent, name: name)
         let size = Self.isSyntheticFile(kind) ? syntheticBytes(kind, detail: detail)?.count ?? 0 : 0

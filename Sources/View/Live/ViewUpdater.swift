@@ -49,6 +49,7 @@ final class ViewUpdater: Sendable {
     func apply(_ update: CatalogueUpdate) throws {
         let fs = fileSystem
         fs.uuids.invalidate()
+        fs.symbols.invalidate()
         fs.defaultApplications.invalidate()
         if update.reloaded {
             try loadPackages()

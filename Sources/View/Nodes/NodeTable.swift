@@ -30,6 +30,11 @@ enum NodeKind: UInt8, Sendable {
     case uuidView
     /// `.bundlefs/by-uuid/<UUID>/Info.plist`: the DebugSymbols entry `bundlefs symbols` prints.
     case uuidInfo
+    /// `.bundlefs/symbols` and the directories of its layouts (`SymbolStores`).
+    case symbols
+    /// A file of a symbol store: an image's DWARF file or executable, read from the real file, with
+    /// the access its bundle and directories allow.
+    case symbolFile
 
     /// Real items are identified by device and inode; the rest by a description of what they show.
     var isReal: Bool { self == .source || self == .raw || self == .package }
@@ -54,11 +59,15 @@ enum SyntheticDetail: Hashable, Sendable {
     case resources(BundleViewKey, subpath: FilePath)
     /// A `by-uuid` directory or its `Info.plist`: the UUID's lookup key.
     case uuid(String)
+    /// A directory of `.bundlefs/symbols`.
+    case symbolPath(SymbolPath)
+    /// A file of a symbol store.
+    case symbolFile(SymbolStoreFile)
 
     var bundleView: BundleViewKey? {
         switch self {
         case let .bundle(key), let .resources(key, _): key
-        case .none, .pathPrefix, .uuid: nil
+        case .none, .pathPrefix, .uuid, .symbolPath, .symbolFile: nil
         }
     }
 }
