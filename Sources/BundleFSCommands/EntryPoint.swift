@@ -9,6 +9,11 @@ public enum BundleFSMain {
     public static func run() -> Never {
         // argc is 0 when exec'd with an empty argv: then there are no arguments, not a crash.
         let arguments = (1..<max(1, Int(CommandLine.argc))).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) }
+        let files = DescriptorLimit.raise(toAtLeast: DescriptorLimit.needed)
+        if files < DescriptorLimit.needed {
+            printError("only \(files) open files are allowed (ulimit -n); bundlefs needs at least \(DescriptorLimit.needed)")
+            exit(1)
+        }
         do {
             var command = try BundleFS.parseAsRoot(arguments)
             try command.run()

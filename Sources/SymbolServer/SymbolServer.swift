@@ -102,13 +102,7 @@ public final class SymbolServer: Sendable {
     /// Each connection is a descriptor: the soft limit (1,024 by default) is raised towards the
     /// hard one (systemd's is 524,288) so that the connection bound, not EMFILE, is what holds.
     static func raiseDescriptorLimit(toFit connections: Int) {
-        var limit = rlimit()
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        guard getrlimit(resource, &limit) == 0 else { return }
-        let wanted = rlim_t(connections + 1_024)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = min(wanted, limit.rlim_max)
-        _ = setrlimit(resource, &limit)
+        DescriptorLimit.raise(toAtLeast: connections + 1_024)
     }
 
     /// Stops listening; `wait` then closes the connections and returns.
