@@ -133,6 +133,21 @@ extension MountedViewTests {
             #expect(try !listing("\(symbols)/native").contains(String(Self.native(secretUUID).prefix(4))))
         }
 
+        /// As the HTTP server and debuginfod answer: an ELF image no dSYM holds the debug file of
+        /// is its own debug file (one not stripped); a Mach-O executable never is.
+        @Test func anELFImageWithoutADSYMIsItsOwnDebugFile() throws {
+            let unstripped = (0..<20).map { UInt8(0xC0 + $0) }
+            fixture.tree.gnustepApp("Builds/Sum.app", info: ["NSExecutable": .string("Sum"), "CFBundleIdentifier": .string("org.example.sum")])
+            fixture.tree.file("Builds/Sum.app/Sum", ELFImage(buildID: unstripped).bytes(), mode: 0o755)
+            let view = try fixture.mount(languages: "en")
+            let symbols = view.path(".bundlefs/symbols")
+            let elf = try contents(fixture.tree.path("Builds/Sum.app/Sum"))
+            #expect(try contents("\(symbols)/native/\(Self.split(unstripped)).debug") == elf)
+            #expect(try contents("\(symbols)/unified/\(Self.split(unstripped))/debuginfo") == elf)
+            #expect(try listing("\(symbols)/unified/\(Self.split(unstripped))") == ["debuginfo", "executable"])
+            #expect(throws: (any Error).self) { try FileStatus.of("\(symbols)/unified/\(Self.split(intelUUID))/debuginfo") }
+        }
+
         @Test func aSecondUserReadsOnlyWhatTheyCouldReadInSource() throws {
             let user = try SystemUser()
             let view = try fixture.mount(languages: "en", arguments: ["--allow-other"])

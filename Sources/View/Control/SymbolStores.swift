@@ -91,7 +91,7 @@ final class SymbolStores: Sendable {
                 let name = full[depth]
                 if full.count > depth + 1 {
                     children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
-                } else if let file = UUIDViews.file(role, in: keyMatches, within: source.path) {
+                } else if let file = UUIDViews.storeFile(role, in: keyMatches, within: source.path) {
                     children[name] = .file(name, SymbolStoreFile(key: key, role: role, device: file.status.device, inode: file.status.inode))
                 }
             }
@@ -110,7 +110,7 @@ final class SymbolStores: Sendable {
         if let entry = layout.entry(full) {
             let matches = (known?[entry.key] ?? range(entry.key, top: full[0])[entry.key]) ?? []
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
-                  let file = UUIDViews.file(entry.role, in: matches, within: source.path)
+                  let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path)
             else { return nil }
             let identity = SymbolStoreFile(key: entry.key, role: entry.role, device: file.status.device, inode: file.status.inode)
             return .file(identity, path: file.path, status: file.status, match: file.match)
@@ -138,7 +138,7 @@ final class SymbolStores: Sendable {
 
     /// The match a file of an image is served from now, for its attributes.
     func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
-        UUIDViews.match(role, in: range(key, top: String(key.prefix(2)))[key] ?? [])
+        UUIDViews.storeFile(role, in: range(key, top: String(key.prefix(2)))[key] ?? [], within: source.path)?.match
     }
 
     /// A layout's top-level names, from one query per update.

@@ -104,9 +104,24 @@ final class UUIDViews: Sendable {
     /// That match's file, resolved, when it is a regular file inside `root`.
     static func file(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath)
         -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        guard let match = match(role, in: matches), let real = try? match.file.resolved(), real.isWithin(root),
-              let status = try? FileStatus.of(real), status.type == .regular
-        else { return nil }
-        return (real, status, match)
+        firstFile(match(role, in: matches).map { [$0] } ?? [], within: root)
+    }
+
+    /// The file of a symbol store's path: the first of `DebugSymbols.candidates` that is a regular
+    /// file inside `root`, as the HTTP server chooses (an ELF image's own executable when no dSYM
+    /// holds its debug file, as debuginfod serves it).
+    static func storeFile(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath)
+        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        firstFile(DebugSymbols.candidates(for: role, in: matches), within: root)
+    }
+
+    private static func firstFile(_ candidates: [DebugSymbols.Match], within root: FilePath)
+        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        for match in candidates {
+            guard let real = try? match.file.resolved(), real.isWithin(root), let status = try? FileStatus.of(real), status.type == .regular
+            else { continue }
+            return (real, status, match)
+        }
+        return nil
     }
 }
