@@ -55,20 +55,39 @@ extension Catalogue {
     }
 }
 
-/// The UUID index during a first index: its keys are random, so every commit of the scan rewrote
-/// most of its pages (two thirds of the extra writes of reading headers: 42 of 54 MB of WAL for the
-/// benchmark tree). Into an empty table, it is cheaper built once at the end.
+/// Secondary indexes during a first index. The UUID index's keys are random, so every commit of
+/// the scan rewrote most of its pages (two thirds of the extra writes of reading headers: 42 of 54
+/// MB of WAL for the benchmark tree); the claims' and type tags' indexes cost a B-tree insert per
+/// row. Into empty tables, each is cheaper built once at the end, by one sort.
 extension Catalogue {
     static let uuidIndexSQL = "CREATE INDEX IF NOT EXISTS binaries_by_uuid ON binaries(uuid_key) WHERE uuid_key IS NOT NULL"
 
-    /// Runs `body` (a scan's writes) without the UUID index when no slice is catalogued yet, and
-    /// builds it afterwards, also when `body` throws. Lookups meanwhile read the small table whole;
-    /// a process killed in between gets the index back when the catalogue is next opened to write.
-    public func buildingUUIDIndexAfterwards<T>(_ body: () throws -> T) throws -> T {
-        let empty = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM binaries LIMIT 1)") == 0 }
+    /// The indexes a first index builds afterwards, by name.
+    static let deferredIndexes: [(name: String, sql: String)] = [
+        ("binaries_by_uuid", uuidIndexSQL),
+        ("launch_claims_by_bundle", "CREATE INDEX IF NOT EXISTS launch_claims_by_bundle ON launch_claims(bundle_id)"),
+        ("type_tags_by_value", "CREATE INDEX IF NOT EXISTS type_tags_by_value ON type_tags(kind, value)"),
+        ("type_tags_by_bundle", "CREATE INDEX IF NOT EXISTS type_tags_by_bundle ON type_tags(bundle_id)"),
+    ]
+
+    /// Runs `body` (a scan's writes) without those indexes when nothing is catalogued yet, and
+    /// builds them afterwards, also when `body` throws. Lookups meanwhile read the small tables
+    /// whole; a process killed in between gets them back when the catalogue is next opened to write.
+    public func buildingIndexesAfterwards<T>(_ body: () throws -> T) throws -> T {
+        let empty = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM bundles LIMIT 1)") == 0 }
         guard empty else { return try body() }
-        try write { db in try db.execute(sql: "DROP INDEX IF EXISTS binaries_by_uuid") }
-        defer { try? write { db in try db.execute(sql: Self.uuidIndexSQL) } }
+        try write { db in for index in Self.deferredIndexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") } }
+        defer { try? write { db in try Self.createMissingIndexes(db) } }
         return try body()
+    }
+
+    static func createMissingIndexes(_ db: Database) throws {
+        for index in deferredIndexes { try db.execute(sql: index.sql) }
+    }
+
+    /// Whether one of them is missing (a first index was killed before building them).
+    static func missesIndexes(_ db: Database) throws -> Bool {
+        let names = deferredIndexes.map { "'\($0.name)'" }.joined(separator: ", ")
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))") != deferredIndexes.count
     }
 }

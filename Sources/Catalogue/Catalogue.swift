@@ -204,10 +204,10 @@ public final class Catalogue: Sendable {
         if try database.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
         if mode == .readWrite {
             try migrator.migrate(database)
-            // Dropped while a first index ran (`buildingUUIDIndexAfterwards`); a kill leaves it so.
-            // Looked for first: most opens find it and need no write.
-            if try database.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'binaries_by_uuid'") == 0 }) {
-                try database.write { db in try db.execute(sql: uuidIndexSQL) }
+            // Dropped while a first index ran (`buildingIndexesAfterwards`); a kill leaves them so.
+            // Looked for first: most opens find them and need no write.
+            if try database.read({ db in try missesIndexes(db) }) {
+                try database.write { db in try createMissingIndexes(db) }
             }
         } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
             if try database.read({ try !migrator.appliedIdentifiers($0).isEmpty }) { throw CatalogueError.olderVersion(path: path.string) }

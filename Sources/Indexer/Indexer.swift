@@ -65,7 +65,7 @@ public struct Indexer: Sendable {
 
         let scanner = TreeScanner(root: root, known: known, options: scanOptions, progress: progress)
         let sink = CatalogueSink(catalogue: catalogue)
-        let result = try catalogue.checkpointingSparsely { try catalogue.buildingUUIDIndexAfterwards { scanner.scan(into: sink) } }
+        let result = try catalogue.checkpointingSparsely { try catalogue.buildingIndexesAfterwards { scanner.scan(into: sink) } }
         try sink.check()
 
         let staleDirectories = known.directories(notIn: result.visitedKnownDirectories)

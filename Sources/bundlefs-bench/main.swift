@@ -84,7 +84,7 @@ if CommandLine.arguments.contains("--profile-write") {
         // As an index writes: sparse checkpoints, the UUID index built at the end.
         let seconds = try Timing.seconds {
             try catalogue.checkpointingSparsely {
-                try catalogue.buildingUUIDIndexAfterwards { for batch in sink.batches { try catalogue.apply(batch, scannedAt: 0) } }
+                try catalogue.buildingIndexesAfterwards { for batch in sink.batches { try catalogue.apply(batch, scannedAt: 0) } }
             }
         }
         print(String(format: "writes: %.3f s for %d events", seconds, sink.batches.map { $0.count }.reduce(0, +)))

@@ -299,6 +299,34 @@ struct CorpusIndexTests {
         #expect(try uuidIndex(reopened) != nil && usesIndex(reopened))
     }
 
+    /// The claims' and type tags' indexes too: built at the end of a first index, there after it,
+    /// and back when a catalogue a kill left without them is opened to write.
+    @Test func theLaunchServicesIndexesAreAlwaysThereAfterwards() throws {
+        let fixture = try IndexFixture()
+        let names = ["launch_claims_by_bundle", "type_tags_by_value", "type_tags_by_bundle"]
+        func present(_ catalogue: Catalogue) throws -> [String] {
+            try catalogue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('\(names.joined(separator: "', '"))') ORDER BY name")
+            }
+        }
+        fixture.tree.macApp("A.app", identifier: "com.example.a", info: [
+            "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("note")])])]),
+            "UTExportedTypeDeclarations": .array([.dictionary(["UTTypeIdentifier": .string("com.example.note"),
+                                                                "UTTypeTagSpecification": .dictionary(["public.filename-extension": .string("note")])])]),
+        ])
+        try fixture.index()
+        #expect(try present(fixture.catalogue) == names.sorted())
+        #expect(try fixture.catalogue.handlers(of: .file(extension: "note")).count == 1)
+        try fixture.catalogue.write { db in try db.execute(sql: "DROP INDEX launch_claims_by_bundle; DROP INDEX type_tags_by_value") }
+        let reopened = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        #expect(try present(reopened) == names.sorted())
+        // A bundle removed takes its rows with it, through the index.
+        fixture.tree.remove("A.app")
+        try fixture.index()
+        #expect(try reopened.handlers(of: .file(extension: "note")).isEmpty)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM type_tags") } == 0)
+    }
+
     @Test func readersSeeTheCatalogueWhileAWriterHoldsATransaction() throws {
         let fixture = try IndexFixture()
         fixture.tree.macApp("A.app", identifier: "com.example.a")
