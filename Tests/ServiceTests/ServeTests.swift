@@ -117,8 +117,18 @@ import Glibc
         let url = "http://127.0.0.1:\(port)/buildid/48F282DE1BD5F16267A9DA7D51476FD4/debuginfo"
         let fetched = try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", directory.appending("fetched"), url])
         #expect(fetched.status == 0, "\(fetched)")
-        #expect(FileManager.default.contents(atPath: directory.appending("fetched"))
-            == FileManager.default.contents(atPath: Paths.join(source, "Developer/Chess.app.dSYM/Contents/Resources/DWARF/Chess")))
+        let dwarf = FileManager.default.contents(atPath: Paths.join(source, "Developer/Chess.app.dSYM/Contents/Resources/DWARF/Chess"))
+        let executable = FileManager.default.contents(atPath: Paths.join(source, "Applications/Chess.app/Contents/MacOS/Chess"))
+        #expect(FileManager.default.contents(atPath: directory.appending("fetched")) == dwarf)
+        // The sample's universal executable and the dSYM of its arm64 slice, in the view's layouts
+        // too, and the same bytes over HTTP's.
+        let native = Paths.join(mountPoint, ".bundlefs/symbols/native/48F2/82DE/1BD5/F162/67A9/DA7D51476FD4")
+        #expect(FileManager.default.contents(atPath: native) == dwarf)
+        #expect(FileManager.default.contents(atPath: native + ".app") == executable)
+        #expect(FileManager.default.contents(atPath: Paths.join(mountPoint, ".bundlefs/symbols/unified/48/f282de1bd5f16267a9da7d51476fd4/executable")) == executable)
+        let overHTTP = try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", directory.appending("fetched.app"),
+                                                            "http://127.0.0.1:\(port)/native/48F2/82DE/1BD5/F162/67A9/DA7D51476FD4.app"])
+        #expect(overHTTP.status == 0 && FileManager.default.contents(atPath: directory.appending("fetched.app")) == executable)
         kill(process.processIdentifier, SIGTERM)
         try poll(timeout: 30, "serve to exit") { hasExited(process) }
         #expect(process.terminationStatus == 0)
