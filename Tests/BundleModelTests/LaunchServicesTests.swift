@@ -230,4 +230,17 @@ import Testing
         #expect(handlers.count == 300)
         #expect(Self.names(handlers) == Self.names(handlers.sorted(by: HandlerRanking.precedes)))
     }
+
+    /// An extension is part of a file name: NFC and NFD twins are two questions and two claims.
+    @Test func extensionTwinsInNFCAndNFDAreTwoQuestions() {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        #expect(nfc == nfd) // as Swift compares them
+        #expect(HandlerRanking.Question.file(extension: nfc) != .file(extension: nfd))
+        #expect(Set([HandlerRanking.Question.file(extension: nfc), .file(extension: nfd), .file(extension: nfc)]).count == 2)
+        let claimingNFD = HandlerRanking.Application(path: "/Apps/D.app", identifier: "org.example.d", version: "1",
+                                                     claims: [LaunchClaim(target: .fileExtension(nfd), role: .viewer, rank: .default)])
+        let database = TypeDatabase(TypeDatabase.standardSystem)
+        #expect(HandlerRanking.handlers(of: .file(extension: nfd), among: [claimingNFD], types: database).count == 1)
+        #expect(HandlerRanking.handlers(of: .file(extension: nfc), among: [claimingNFD], types: database).isEmpty)
+    }
 }

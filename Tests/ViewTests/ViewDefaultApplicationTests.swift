@@ -37,6 +37,13 @@ extension MountedViewTests {
             tree.text("Drawings/drawing.sketch", "lines\n")
             tree.text("Drawings/photo.jpg", "pixels\n")
             tree.text("Drawings/notes.unknownext", "words\n")
+            // Extensions that are NFC and NFD twins, each claimed by its own application.
+            for (form, ext) in [("nfc", "caf\u{E9}"), ("nfd", "cafe\u{301}")] {
+                tree.macApp("Apps/\(form).app", identifier: "org.example.\(form)", info: [
+                    "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string(ext)])])]),
+                ])
+                tree.text("Drawings/\(form).\(ext)", "text\n")
+            }
             tree.text("Apps/Viewer.app/Contents/Resources/sample.jpg", "pixels\n")
         }
 
@@ -53,6 +60,9 @@ extension MountedViewTests {
             #expect(attribute(drawing) == "org.example.sketch-editor")
             #expect(attribute(photo) == "org.example.viewer")
             #expect(attribute(unknown) == nil)
+            // One cached answer per extension's bytes: the second twin asked gets its own.
+            #expect(attribute(view.path("Drawings/nfc.caf\u{E9}")) == "org.example.nfc")
+            #expect(attribute(view.path("Drawings/nfd.cafe\u{301}")) == "org.example.nfd")
             #expect(try listed(drawing) && listed(photo))
             #expect(try !listed(unknown))
             // Nothing claims a folder here; an application's own files are inside a package.

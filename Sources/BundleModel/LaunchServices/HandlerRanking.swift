@@ -3,7 +3,9 @@ public import SystemCalls
 /// Rule 30: which applications open a document, a type or a URL scheme, best first. Each
 /// application counts once, with its best claim; the first of all is the default application.
 public enum HandlerRanking {
-    /// What is asked about.
+    /// What is asked about. Questions are equal when their text is, byte for byte: an extension is
+    /// part of a file name, and NFC and NFD twins are two extensions (Swift's `String` would make
+    /// them one question, and one cached answer, where the catalogue keeps two sets of claims).
     public enum Question: Sendable, Hashable {
         /// A file named with this extension (nil: none); its types are the database's for it.
         case file(extension: String?)
@@ -12,6 +14,33 @@ public enum HandlerRanking {
         case package(extension: String)
         case type(String)
         case scheme(String)
+
+        private var exact: (kind: Int, text: String.UTF8View?) {
+            switch self {
+            case let .file(ext): (0, ext?.utf8)
+            case .folder: (1, nil)
+            case let .package(ext): (2, ext.utf8)
+            case let .type(type): (3, type.utf8)
+            case let .scheme(scheme): (4, scheme.utf8)
+            }
+        }
+
+        public static func == (a: Question, b: Question) -> Bool {
+            let (x, y) = (a.exact, b.exact)
+            guard x.kind == y.kind else { return false }
+            switch (x.text, y.text) {
+            case (nil, nil): return true
+            case let (p?, q?): return p.elementsEqual(q)
+            default: return false
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            let (kind, text) = exact
+            hasher.combine(kind)
+            hasher.combine(text == nil)
+            for byte in text ?? "".utf8 { hasher.combine(byte) }
+        }
     }
 
     /// An application as the ranking needs it.
@@ -242,7 +271,8 @@ public enum HandlerRanking {
                 guard let steps = types[key] else { return nil }
                 return (steps, HandlerRanking.everythingTypes.contains(key))
             case let .fileExtension(ext):
-                return extensions.contains(ext) ? (0, false) : nil
+                // By bytes, as the catalogue compares them (`extensions` holds the one asked about).
+                return extensions.contains { $0.utf8.elementsEqual(ext.utf8) } ? (0, false) : nil
             case let .mimeType(mime):
                 return mimeTypes[mime].map { ($0, false) }
             case .everything:
