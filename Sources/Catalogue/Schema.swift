@@ -266,9 +266,7 @@ enum Schema {
             // Claims are filled by v12, in the layout it gives them.
             let tag = try RawStatement(db, LaunchRows.insertTagSQL)
             let declarations = try RawStatement(db, "UPDATE bundles SET type_declarations = ? WHERE id = ?")
-            let applications = try Catalogue.fetchBundles(
-                db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
-            for var application in applications {
+            for var application in try installedApplications(db) {
                 application.record.typeDeclarations = TypeDeclaration.parse(application.record.infoDictionary)
                 let declared = application.record.typeDeclarations
                 declarations.bind(1, declared.isEmpty ? nil : TypeDeclarationCoding.encode(declared))
@@ -300,11 +298,14 @@ enum Schema {
                 CREATE INDEX launch_claims_by_bundle ON launch_claims(bundle_id);
                 """)
             let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
-            let applications = try Catalogue.fetchBundles(
-                db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
-            for application in applications { try LaunchRows.writeClaims(application.record, id: application.id, claim: claim) }
+            for application in try installedApplications(db) { try LaunchRows.writeClaims(application.record, id: application.id, claim: claim) }
         }
         return migrator
+    }
+
+    /// The rows Launch Services' migrations fill from: installed applications (rule 26), whole.
+    static func installedApplications(_ db: Database) throws -> [CataloguedBundle] {
+        try Catalogue.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
     }
 
     /// Empties every table a new column cannot be filled in for without reading the bundles
