@@ -42,10 +42,16 @@ extension Catalogue {
         }
     }
 
-    /// Replaces every package claim with `claims` (claims are global, rule 14).
-    public func replaceClaims(_ claims: [PackageClaim]) throws {
+    /// Replaces the package claims of these applications (of all, when nil: claims are global,
+    /// rule 14) with `claims`.
+    public func replaceClaims(_ claims: [PackageClaim], of applications: Set<FilePath>? = nil) throws {
         try write { db in
-            try db.execute(sql: "DELETE FROM claims")
+            if let applications {
+                let delete = try db.cachedStatement(sql: "DELETE FROM claims WHERE application_id IN (SELECT id FROM bundles WHERE path = ?)")
+                for path in applications { try delete.execute(arguments: [path.string]) }
+            } else {
+                try db.execute(sql: "DELETE FROM claims")
+            }
             let insert = try db.cachedStatement(sql: "INSERT INTO claims (application_id, extension, content_type) SELECT id, ?, ? FROM bundles WHERE path = ?")
             for claim in claims { try insert.execute(arguments: [claim.ext, claim.contentType, claim.applicationPath.string]) }
         }

@@ -97,12 +97,36 @@ public struct Indexer: Sendable {
     }
 
     /// Recomputes package claims from every catalogued application (rule 14) and re-reads the
-    /// directories whose package status the change affects, wherever they are catalogued.
+    /// directories whose package status the change affects, wherever they are catalogued. The
+    /// book it computed them with is left in `book`, for later changes.
+    @discardableResult
+    public func reconcileClaims(previouslyClaimed: ClaimedTypes, rootHint: ScanRoot, book: inout PackageClaimBook?) throws -> ClaimsReconciliation {
+        let computed = PackageClaimBook(try catalogue.claimSources())
+        try catalogue.replaceClaims(computed.claims)
+        book = computed
+        return try settle(ClaimedTypes(claims: computed.claims), previouslyClaimed: previouslyClaimed, rootHint: rootHint)
+    }
+
     @discardableResult
     public func reconcileClaims(previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation {
-        let claims = ClaimResolver.claims(of: try catalogue.claimSources())
-        try catalogue.replaceClaims(claims)
-        let claimed = ClaimedTypes(claims: claims)
+        var book: PackageClaimBook?
+        return try reconcileClaims(previouslyClaimed: previouslyClaimed, rootHint: rootHint, book: &book)
+    }
+
+    /// The same, after some bundles changed what they bring (already written to the catalogue):
+    /// only their claims are recomputed, unless type declarations changed. Nil when no claim did.
+    public func reconcileClaims(_ book: inout PackageClaimBook, updating sources: [FilePath: ClaimResolver.Application?],
+                                previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation? {
+        switch book.update(sources) {
+        case .unchanged: return nil
+        case .rebuilt: try catalogue.replaceClaims(book.claims)
+        case let .recomputed(paths): try catalogue.replaceClaims(book.claims(of: paths), of: paths)
+        }
+        return try settle(ClaimedTypes(claims: book.claims), previouslyClaimed: previouslyClaimed, rootHint: rootHint)
+    }
+
+    /// Re-reads the directories whose extension's claim changed.
+    private func settle(_ claimed: ClaimedTypes, previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation {
         let changed = claimed.changedExtensions(since: previouslyClaimed)
         guard !changed.isEmpty else { return ClaimsReconciliation(claimed: claimed, changes: []) }
         var affected = Set(try catalogue.directories(withExtensions: changed, under: .root))

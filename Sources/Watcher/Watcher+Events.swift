@@ -183,14 +183,56 @@ extension Watcher {
         pendingUpdate.bundles.formUnion(changes.events.compactMap(\.bundlePath))
         var applicationsTouched = changes.applicationsTouched
         absorb(changes.events, applicationsTouched: &applicationsTouched)
-        if applicationsTouched, let root = roots.first, let scanRoot = scanRoots[root] {
-            let reconciliation = try Indexer(catalogue: catalogue, options: scanOptions)
-                .reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot)
-            claimed = reconciliation.claimed
-            pendingUpdate.bundles.formUnion(reconciliation.changes.compactMap(\.bundlePath))
-            var ignored = false
-            absorb(reconciliation.changes, applicationsTouched: &ignored)
+        guard let root = roots.first, let scanRoot = scanRoots[root] else { return }
+        let indexer = Indexer(catalogue: catalogue, options: scanOptions)
+        let reconciliation: Indexer.ClaimsReconciliation?
+        if var book = claimBook {
+            reconciliation = try indexer.reconcileClaims(&book, updating: claimSources(changes, in: book), previouslyClaimed: claimed, rootHint: scanRoot)
+            claimBook = book
+        } else if applicationsTouched {
+            reconciliation = try indexer.reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot, book: &claimBook)
+        } else {
+            reconciliation = nil
         }
+        guard let reconciliation else { return }
+        claimed = reconciliation.claimed
+        pendingUpdate.bundles.formUnion(reconciliation.changes.compactMap(\.bundlePath))
+        var ignored = false
+        absorb(reconciliation.changes, applicationsTouched: &ignored)
+    }
+
+    /// What a written batch changed in what bundles bring to rule 14, in the order the catalogue
+    /// took it: renames, removals, then records (nil: gone, or bringing nothing).
+    func claimSources(_ changes: BatchChanges, in book: PackageClaimBook) -> [FilePath: ClaimResolver.Application?] {
+        var sources: [FilePath: ClaimResolver.Application?] = [:]
+        func current(_ path: FilePath) -> ClaimResolver.Application? { sources[path] ?? book.source(at: path) }
+        func within(_ path: FilePath) -> [FilePath] { book.sources(under: path) + sources.keys.filter { $0.isWithin(path) } }
+        for rename in changes.renames {
+            // What the destination held is replaced; what the source held moves there.
+            let moved = Set(within(rename.from)).compactMap { path in current(path).map { (path, $0) } }
+            for path in within(rename.to) + moved.map(\.0) { sources[path] = .some(nil) }
+            for (path, source) in moved {
+                guard let destination = path.moved(from: rename.from, to: rename.to) else { continue }
+                var renamed = source
+                renamed.path = destination
+                sources[destination] = renamed
+            }
+        }
+        for removal in changes.removals {
+            for path in within(removal) { sources[path] = .some(nil) }
+        }
+        for event in changes.events {
+            switch event {
+            case let .bundle(record):
+                // A bundle inside an archive is not installed: it brings nothing (rule 26).
+                sources[record.key] = .some(record.archive == nil
+                    ? ClaimResolver.Application(path: record.key, documentTypes: record.documentTypes, typeDeclarations: record.typeDeclarations)
+                    : nil)
+            case let .bundleRemoved(path): sources[path] = .some(nil)
+            case .directory, .archive, .archivesListed: break
+            }
+        }
+        return sources
     }
 
     /// A batch the catalogue cannot take now (a fault): the view is told what it found, records

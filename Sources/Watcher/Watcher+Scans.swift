@@ -57,6 +57,7 @@ extension Watcher {
             try verifyBundles(root: root)
         }
         claimed = try catalogue.claimedTypes()
+        claimBook = nil
         // The index wrote straight to the catalogue: whoever presents it reloads (the first
         // time, it loads once the watcher is ready).
         pendingUpdate = CatalogueUpdate()

@@ -42,6 +42,9 @@ public final class Watcher: @unchecked Sendable {
     let lock: FileLock
     var scanRoots: [FilePath: ScanRoot] = [:]
     var claimed = ClaimedTypes()
+    /// What each bundle brings to rule 14, as of the last batch; nil until an application first
+    /// changes after a (re)scan, which wrote claims without it.
+    var claimBook: PackageClaimBook?
     var status: WatchStatus
 
     private let stopRequested = Atomic<Bool>(false)

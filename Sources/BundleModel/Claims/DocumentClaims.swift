@@ -132,23 +132,29 @@ public enum ClaimResolver {
     /// decides which types are packages and which extensions they have, so a document type naming a
     /// system type by identifier alone is understood, and rule 14 and `open-with` agree.
     public static func claims(of applications: [Application], systemTypes: SystemPackageTypes = .standard) -> [PackageClaim] {
-        let types = TypeDatabase(system: systemTypes, applications: applications.map { ($0.path, $0.typeDeclarations) })
-        let packageTypes = types.typesConforming(to: TypeConformance.packageType)
+        PackageClaimBook(applications, systemTypes: systemTypes).claims
+    }
+
+    /// One application's claims, given every declaration and the types that are packages.
+    static func claims(of application: Application, types: TypeDatabase, packageTypes: Set<String>) -> [PackageClaim] {
         var claims = Set<PackageClaim>()
-        for application in applications {
-            for documentType in application.documentTypes {
-                if documentType.isPackage {
-                    for ext in documentType.extensions {
-                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil, icon: documentType.iconPath))
-                    }
+        for documentType in application.documentTypes {
+            if documentType.isPackage {
+                for ext in documentType.extensions {
+                    claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: nil, icon: documentType.iconPath))
                 }
-                for contentType in documentType.contentTypes where packageTypes.contains(TypeDatabase.key(contentType)) {
-                    for ext in types.declaration(contentType)?.extensions ?? [] {
-                        claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType, icon: documentType.iconPath))
-                    }
+            }
+            for contentType in documentType.contentTypes where packageTypes.contains(TypeDatabase.key(contentType)) {
+                for ext in types.declaration(contentType)?.extensions ?? [] {
+                    claims.insert(PackageClaim(applicationPath: application.path, ext: ext, contentType: contentType, icon: documentType.iconPath))
                 }
             }
         }
-        return claims.sorted { ($0.ext, $0.applicationPath, $0.contentType ?? "") < ($1.ext, $1.applicationPath, $1.contentType ?? "") }
+        return claims.sorted(by: precedes)
+    }
+
+    /// Claims' order: by extension, then application, then content type.
+    static func precedes(_ a: PackageClaim, _ b: PackageClaim) -> Bool {
+        (a.ext, a.applicationPath, a.contentType ?? "") < (b.ext, b.applicationPath, b.contentType ?? "")
     }
 }
