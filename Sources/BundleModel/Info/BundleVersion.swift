@@ -129,35 +129,45 @@ public enum BundleVersion {
     /// `1.0.1` > `1.0`, and a trailing text part marks a pre-release: `1.0` > `1.0b2` > `1.0b1`.
     public static func compare(_ lhs: String, _ rhs: String) -> Order { compare(Key(lhs), Key(rhs)) }
 
-    /// A version string split once into its components, for sorts that compare it many times.
-    public struct Key: Sendable {
-        fileprivate let tokens: [Token]
-        public init(_ version: String) { tokens = BundleVersion.tokens(version) }
+    /// A version string as bytes whose order is `compare`'s (older first): each component a kind
+    /// byte (text 0x10 < end 0x20 < separator 0x30 < number 0x40, so that a number outranks
+    /// text and a separator, and a version followed by text is older than the version alone, by
+    /// more components newer), a number its length in two bytes then its digits without leading
+    /// zeros, a text part its bytes then 0x00. The catalogue stores it, so that claims come out
+    /// of an index newest first without a version being split when a question is answered.
+    public struct Key: Sendable, Hashable {
+        public let bytes: [UInt8]
+        public init(_ version: String) { bytes = BundleVersion.sortKey(tokens(version)) }
+        public init(bytes: [UInt8]) { self.bytes = bytes }
     }
 
-    /// `compare(_:_:)` of two split versions.
-    public static func compare(_ lhsKey: Key, _ rhsKey: Key) -> Order {
-        let left = lhsKey.tokens, right = rhsKey.tokens
-        for (a, b) in zip(left, right) {
-            switch (a, b) {
-            case let (.number(x), .number(y)):
-                if x.count != y.count { return x.count < y.count ? .orderedAscending : .orderedDescending }
-                if x != y { return x < y ? .orderedAscending : .orderedDescending }
-            case let (.text(x), .text(y)):
-                if x != y { return x < y ? .orderedAscending : .orderedDescending }
-            case (.separator, .separator):
-                continue
-            case (.number, _): return .orderedDescending
-            case (_, .number): return .orderedAscending
-            case (.text, .separator): return .orderedAscending
-            case (.separator, .text): return .orderedDescending
+    static func sortKey(_ tokens: [Token]) -> [UInt8] {
+        var key: [UInt8] = []
+        for token in tokens {
+            switch token {
+            case let .text(text):
+                key.append(0x10)
+                key += text.utf8.map { $0 == 0 ? 1 : $0 }
+                key.append(0x00)
+            case .separator:
+                key.append(0x30)
+            case let .number(digits):
+                let count = min(digits.utf8.count, 0xFFFF)
+                key += [0x40, UInt8(count >> 8), UInt8(count & 0xFF)]
+                key += digits.utf8.prefix(count)
             }
         }
-        if left.count == right.count { return .orderedSame }
-        let longerIsLeft = left.count > right.count
-        let extra = longerIsLeft ? left[right.count] : right[left.count]
-        let longerIsNewer: Bool
-        if case .text = extra { longerIsNewer = false } else { longerIsNewer = true }
-        return longerIsLeft == longerIsNewer ? .orderedDescending : .orderedAscending
+        key.append(0x20)
+        return key
+    }
+
+    /// `compare(_:_:)` of two keys: their bytes.
+    public static func compare(_ lhsKey: Key, _ rhsKey: Key) -> Order {
+        compare(bytes: lhsKey.bytes, rhsKey.bytes)
+    }
+
+    public static func compare(bytes lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Order {
+        for (a, b) in zip(lhs, rhs) where a != b { return a < b ? .orderedAscending : .orderedDescending }
+        return lhs.count == rhs.count ? .orderedSame : lhs.count < rhs.count ? .orderedAscending : .orderedDescending
     }
 }
