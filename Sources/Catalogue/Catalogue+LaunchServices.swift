@@ -6,8 +6,10 @@ import SystemCalls
 /// applications whose claims can match it, each found through an index (`launch_claims`,
 /// `type_tags`), so that an answer does not read every application (`ClaimMerge`).
 extension Catalogue {
-    /// The applications that open what `question` asks about, best first (rule 30).
-    public func handlers(of question: HandlerRanking.Question, role: LaunchClaim.Role? = nil, all: Bool = false) throws -> [HandlerRanking.Handler] {
+    /// The applications that open what `question` asks about, best first (rule 30); the first
+    /// `limit` of them only, when given (the default application: `limit` 1).
+    public func handlers(of question: HandlerRanking.Question, role: LaunchClaim.Role? = nil, all: Bool = false,
+                         limit: Int? = nil) throws -> [HandlerRanking.Handler] {
         try read { db in
             let types = try Self.typeDatabase(db, reaching: question)
             let matcher = HandlerRanking.Matcher(question: question, types: types)
@@ -15,9 +17,7 @@ extension Catalogue {
             // A type is stored lower-cased; an answer names it as its declaration spells it.
             let targets = matcher.claimableTargets.sorted { LaunchRows.columns($0) < LaunchRows.columns($1) }
                 .compactMap { target in matcher.match(target).map { (Self.spelled(target, types), $0.steps, $0.isEverything) } }
-            var handlers = try ClaimMerge.handlers(db, targets, role: role, all: all)
-            HandlerRanking.order(pathOrdered: &handlers)
-            return handlers
+            return try ClaimMerge.handlers(db, targets, role: role, all: all, limit: limit)
         }
     }
 

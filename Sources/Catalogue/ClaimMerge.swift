@@ -7,19 +7,20 @@ import Glibc
 import SystemCalls
 
 /// Rule 30's answer from `launch_claims`: one cursor per claim target that can match, each reading
-/// its rows in path order (the table's key), merged into one handler per application in path
-/// order, which is the ranking's last tie-break: ranking them then compares small integers only.
-/// Rows are read through SQLite's C API, and an application's strings are made once, for the
-/// applications that answer (GRDB's rows and a sort comparing paths made thousands of handlers
-/// take 30 ms).
+/// its rows in the answer's order (the table's key: rank, newest version first, path), merged by
+/// (the claim's order, version, path). An application's first row in that order is its best
+/// claim, so it answers there and its later rows are passed over: the merged rows are the answer,
+/// with nothing left to sort, and its first handler (the default application) is known after one
+/// row per cursor. Rows are read through SQLite's C API, and an application's strings are made
+/// once, for the applications that answer.
 enum ClaimMerge {
     private static func sql(_ index: Int) -> String {
         // One statement per cursor, all stepping at once: the comment makes each its own cached one.
-        "SELECT /* \(index) */ path, role, rank, identifier, version FROM launch_claims WHERE target_kind = ? AND target = ?"
+        "SELECT /* \(index) */ rank_order, version_key, path, role, bundle_id, identifier, version FROM launch_claims WHERE target_kind = ? AND target = ?"
     }
 
     static func handlers(_ db: Database, _ targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)],
-                         role asked: LaunchClaim.Role?, all: Bool) throws -> [HandlerRanking.Handler] {
+                         role asked: LaunchClaim.Role?, all: Bool, limit: Int?) throws -> [HandlerRanking.Handler] {
         var cursors: [Cursor] = []
         defer { for cursor in cursors { cursor.close() } }
         for (index, target) in targets.enumerated() {
@@ -31,53 +32,32 @@ enum ClaimMerge {
         }
         var active = cursors.filter(\.hasRow)
         var handlers: [HandlerRanking.Handler] = []
-        var path: [UInt8] = []
-        var atLeast: [Int] = []
+        var answered = Set<Int64>(minimumCapacity: 1_024)
         var escaped = false
         while !active.isEmpty {
-            // The least path among the cursors' rows, and the cursors at it; copied, since the row
-            // it is in is stepped past below.
-            var least = active[0].path
-            atLeast.removeAll(keepingCapacity: true)
-            atLeast.append(0)
-            for index in active.indices.dropFirst() {
-                let order = Self.compare(active[index].path, least)
-                if order < 0 {
-                    least = active[index].path
-                    atLeast.removeAll(keepingCapacity: true)
-                }
-                if order <= 0 { atLeast.append(index) }
+            // The cursor whose row comes first; of cursors tied, the first (claims are read in a
+            // fixed order of targets: of an application's claims that rank alike, the first is shown).
+            var first = 0
+            for index in active.indices.dropFirst() where active[index].precedes(active[first]) { first = index }
+            let cursor = active[first]
+            if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all),
+               answered.insert(cursor.bundleID).inserted {
+                let path = cursor.path
+                // An escaped byte (FileNameCoding) orders differently in the coded text than in the raw path.
+                escaped = escaped || path.contains(0xF4)
+                let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)), identifier: cursor.text(5),
+                                                             version: cursor.text(6), claims: [])
+                handlers.append(HandlerRanking.Handler(application: application, claim: LaunchClaim(target: cursor.target, role: role, rank: rank),
+                                                       steps: cursor.steps, isEverything: cursor.isEverything))
+                if let limit, handlers.count >= limit, !escaped { break }
             }
-            path.removeAll(keepingCapacity: true)
-            path.append(contentsOf: least)
-            // An escaped byte (FileNameCoding) orders differently in the coded text than in the raw path.
-            escaped = escaped || path.contains(0xF4)
-            // The application's rows, one per claim that matched: the best admitted one ranks it.
-            // Compared as numbers, row by row; its claim is made once.
-            var best: (order: Int, cursor: Cursor, role: LaunchClaim.Role, rank: LaunchClaim.Rank)?
-            var identifier: String?, version: String?
-            try path.withUnsafeBytes { path in
-                for index in atLeast {
-                    let cursor = active[index]
-                    repeat {
-                        if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all) {
-                            let order = HandlerRanking.claimOrder(isEverything: cursor.isEverything, rank: rank, steps: cursor.steps)
-                            if best == nil { (identifier, version) = (cursor.text(3), cursor.text(4)) }
-                            if order < best?.order ?? .max { best = (order, cursor, role, rank) }
-                        }
-                        try cursor.advance()
-                    } while cursor.hasRow && Self.compare(cursor.path, path) == 0
-                }
-            }
-            active.removeAll { !$0.hasRow }
-            guard let best else { continue }
-            // The handler says the claim that ranks it; the application's other claims are not read.
-            let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)), identifier: identifier,
-                                                         version: version, claims: [])
-            let claim = LaunchClaim(target: best.cursor.target, role: best.role, rank: best.rank)
-            handlers.append(HandlerRanking.Handler(application: application, claim: claim, steps: best.cursor.steps, isEverything: best.cursor.isEverything))
+            try cursor.advance()
+            if !cursor.hasRow { active.remove(at: first) }
         }
-        if escaped { handlers.sort { $0.application.path < $1.application.path } }
+        if escaped {
+            handlers.sort(by: HandlerRanking.precedes)
+            if let limit, handlers.count > limit { handlers.removeLast(handlers.count - limit) }
+        }
         return handlers
     }
 
@@ -98,6 +78,11 @@ enum ClaimMerge {
         let steps: Int
         let isEverything: Bool
         private(set) var hasRow = false
+        /// The row's claim order (`HandlerRanking.claimOrder`), for the merge.
+        private(set) var order = 0
+        private(set) var rank: LaunchClaim.Rank?
+        /// The row's version key and path, read once per row: the merge compares them often.
+        private(set) var versionKey = UnsafeRawBufferPointer(start: nil, count: 0)
         private(set) var path = UnsafeRawBufferPointer(start: nil, count: 0)
         private var handle: OpaquePointer { statement.handle }
 
@@ -119,19 +104,31 @@ enum ClaimMerge {
             let code = sqlite3_step(handle)
             guard code == SQLITE_ROW || code == SQLITE_DONE else { throw statement.error(code) }
             hasRow = code == SQLITE_ROW
-            path = hasRow ? bytes(0) : UnsafeRawBufferPointer(start: nil, count: 0)
+            guard hasRow else { return }
+            // A rank this version does not know (a row written by hand) sorts last and answers nothing.
+            rank = LaunchClaim.Rank(order: Int(sqlite3_column_int64(handle, 0)))
+            order = rank.map { HandlerRanking.claimOrder(isEverything: isEverything, rank: $0, steps: steps) } ?? .max
+            versionKey = bytes(1)
+            path = bytes(2)
         }
 
         func close() { sqlite3_reset(handle) }
 
-        /// The row's role and rank; nil for one this version does not know (a row written by hand).
-        var role: LaunchClaim.Role? { Self.decode(bytes(1), Self.roles) }
-        var rank: LaunchClaim.Rank? { Self.decode(bytes(2), Self.ranks) }
+        /// Whether this row comes before the other cursor's in the answer: by claim order, then
+        /// newer version, then path.
+        func precedes(_ other: Cursor) -> Bool {
+            if order != other.order { return order < other.order }
+            let versions = ClaimMerge.compare(versionKey, other.versionKey)
+            if versions != 0 { return versions > 0 }
+            return ClaimMerge.compare(path, other.path) < 0
+        }
+
+        var bundleID: Int64 { sqlite3_column_int64(handle, 4) }
+        var role: LaunchClaim.Role? { Self.decode(bytes(3), Self.roles) }
 
         private static let roles = LaunchClaim.Role.allCases.map { ($0, Array($0.rawValue.utf8)) }
-        private static let ranks = LaunchClaim.Rank.allCases.map { ($0, Array($0.rawValue.utf8)) }
 
-        /// A role or rank from its stored name, without making a string per row.
+        /// A role from its stored name, without making a string per row.
         private static func decode<Value>(_ bytes: UnsafeRawBufferPointer, _ names: [(Value, [UInt8])]) -> Value? {
             names.first { name in name.1.withUnsafeBytes { ClaimMerge.compare($0, bytes) == 0 } }?.0
         }
@@ -141,7 +138,7 @@ enum ClaimMerge {
         }
 
         private func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
-            let start = sqlite3_column_text(handle, column)
+            let start = column == 1 ? sqlite3_column_blob(handle, column) : UnsafeRawPointer(sqlite3_column_text(handle, column))
             return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column)))
         }
     }

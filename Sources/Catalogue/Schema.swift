@@ -297,6 +297,32 @@ enum Schema {
                 ) WITHOUT ROWID;
                 CREATE INDEX launch_claims_by_bundle ON launch_claims(bundle_id);
                 """)
+            // Filled by v13, in the layout it gives them.
+        }
+        migrator.registerMigration("v13") { db in
+            // Rule 30 at 50,000 applications, again: merging claims in path order still left every
+            // answer to be sorted by rank and version, splitting versions as it went. A claim now
+            // carries its rank's order and its application's version as a byte key
+            // (`BundleVersion.Key`), and a target's rows come in the answer's order: rank, newest
+            // version, path. An answer merges its targets' rows and is done; its first handler,
+            // the default application, is read without reading the others.
+            try db.execute(sql: """
+                DROP TABLE launch_claims;
+                CREATE TABLE launch_claims (
+                    target_kind TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    rank_order INTEGER NOT NULL,
+                    version_key BLOB NOT NULL,
+                    path TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    rank TEXT NOT NULL,
+                    bundle_id INTEGER NOT NULL REFERENCES bundles(id) ON DELETE CASCADE,
+                    identifier TEXT,
+                    version TEXT,
+                    PRIMARY KEY (target_kind, target, rank_order, version_key DESC, path, role)
+                ) WITHOUT ROWID;
+                CREATE INDEX launch_claims_by_bundle ON launch_claims(bundle_id);
+                """)
             let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
             for application in try installedApplications(db) { try LaunchRows.writeClaims(application.record, id: application.id, claim: claim) }
         }

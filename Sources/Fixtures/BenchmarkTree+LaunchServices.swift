@@ -1,4 +1,4 @@
-import Codecs
+public import Codecs
 
 /// What the benchmark tree's macOS apps claim and declare (BUNDLES.md rules 28 and 29), in a mix
 /// like a Mac's, decided by the app's index alone so that the tree stays deterministic:
@@ -37,7 +37,7 @@ extension BenchmarkTree {
 
     /// The Info keys of app `index` that claim and declare (CFBundleDocumentTypes,
     /// UTExportedTypeDeclarations, UTImportedTypeDeclarations, CFBundleURLTypes).
-    static func launchServicesKeys(_ index: Int) -> [String: PlistValue] {
+    public static func launchServicesKeys(_ index: Int) -> [String: PlistValue] {
         var generator = SeededGenerator(seed: UInt64(index) &* 0x2545_F491_4F6C_DD1D &+ 0x27)
         func below(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
         func role() -> String {

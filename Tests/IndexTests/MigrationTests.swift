@@ -164,4 +164,38 @@ import TestSupport
         #expect(handlers.map(\.application.version) == ["7.1"])
         #expect(handlers.first?.claim == LaunchClaim(target: .fileExtension("note"), role: .viewer, rank: .alternate))
     }
+
+    /// v13 gives each claim its rank's order and its application's version key, and orders a
+    /// target's rows as answers are: the rows v12 kept are rewritten from the records, and
+    /// answers come newest version first (`1.10` before `1.9`, which bytes alone would reverse).
+    @Test func claimsCataloguedByV12AnswerInRankAndVersionOrderAfterTheMigration() throws {
+        let path = temporary.appending("catalogue-v12.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v12")
+        func info(_ identifier: String, _ version: String, rank: String) -> String {
+            """
+            {"CFBundleIdentifier": "\(identifier)", "CFBundleVersion": "\(version)",
+             "CFBundleDocumentTypes": [{"CFBundleTypeExtensions": ["note"], "LSHandlerRank": "\(rank)"}]}
+            """
+        }
+        let apps = [("/old/A.app", "org.example.a", "1.9", "Default"), ("/old/B.app", "org.example.b", "1.10", "Default"),
+                    ("/old/C.app", "org.example.c", "0.1", "Owner"), ("/old/D.app", "org.example.d", "9", "Alternate")]
+        try old.write { db in
+            for (id, app) in apps.enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO bundles (id, path, name, identifier, kind, is_package, package_reasons, is_bundle, version, numeric_version,
+                        declared_localizations, localizations, strings_tables, info, stamps, error_count, warning_count, scanned_at)
+                    VALUES (?, ?, ?, ?, 'application', 1, 'extension', 1, ?, 0, '[]', '[]', '[]', ?, '[]', 0, 0, 0);
+                    INSERT INTO launch_claims (target_kind, target, path, role, rank, bundle_id, identifier, version)
+                    VALUES ('extension', 'note', ?, 'Viewer', ?, ?, ?, ?);
+                    """, arguments: [id + 1, app.0, String(app.0.dropFirst(5)), app.1, app.2, info(app.1, app.2, rank: app.3),
+                                     app.0, app.3, id + 1, app.1, app.2])
+            }
+        }
+        try old.close()
+
+        let catalogue = try Catalogue(path: FilePath(path), mode: .readWrite)
+        #expect(try catalogue.handlers(of: .file(extension: "note")).map(\.application.path) == ["/old/C.app", "/old/B.app", "/old/A.app", "/old/D.app"])
+        #expect(try catalogue.handlers(of: .file(extension: "note"), limit: 1).map(\.application.path) == ["/old/C.app"])
+    }
 }

@@ -207,7 +207,7 @@ public enum HandlerRanking {
 
     /// Rule 30's order: specific claims before claims of everything; then Owner, Default,
     /// Alternate, None; then fewer steps; then the higher CFBundleVersion (rule 20); then the path.
-    static func precedes(_ a: Handler, _ b: Handler) -> Bool {
+    public static func precedes(_ a: Handler, _ b: Handler) -> Bool {
         if claimPrecedes(a, b) || claimPrecedes(b, a) { return claimPrecedes(a, b) }
         switch BundleVersion.compare(a.application.version ?? "", b.application.version ?? "") {
         case .orderedDescending: return true

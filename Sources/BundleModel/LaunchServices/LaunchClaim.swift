@@ -37,7 +37,7 @@ public struct LaunchClaim: Sendable, Hashable {
         }
 
         /// Owner first (a switch: `allCases` would make an array per comparison).
-        var order: Int {
+        public var order: Int {
             switch self {
             case .owner: 0
             case .default: 1
@@ -46,6 +46,17 @@ public struct LaunchClaim: Sendable, Hashable {
             }
         }
         public static func < (lhs: Rank, rhs: Rank) -> Bool { lhs.order < rhs.order }
+
+        /// The rank of an `order`; nil for none.
+        public init?(order: Int) {
+            switch order {
+            case 0: self = .owner
+            case 1: self = .default
+            case 2: self = .alternate
+            case 3: self = .none
+            default: return nil
+            }
+        }
     }
 
     public var target: Target

@@ -37,7 +37,7 @@ final class DefaultApplications: Sendable {
         // A catalogue that cannot be read now (locked, being replaced) gives no answer, and none
         // is kept: the next request asks again.
         requests.count(.ranking)
-        guard let handlers = try? catalogue.handlers(of: question) else { return nil }
+        guard let handlers = try? catalogue.handlers(of: question, limit: 1) else { return nil }
         let identifier = handlers.first?.application.identifier
         kept.withLock { if $0.generation == generation { _ = $0.answers.store(identifier, for: question, weight: 1) } }
         return identifier
