@@ -82,12 +82,24 @@ struct ShowCommand: ParsableCommand {
         for type in record.documentTypes where !type.extensions.isEmpty || !type.contentTypes.isEmpty {
             lines.append(("Document type", (type.extensions + type.contentTypes).joined(separator: ", ") + (type.isPackage ? " (package)" : "")))
         }
+        if let backup = record.backup { lines += backupLines(backup) }
         for error in record.errors { lines.append(("Error", error)) }
         for warning in record.warnings { lines.append(("Warning", warning)) }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { label, value in
             label + ":" + String(repeating: " ", count: width - label.count + 1) + TerminalText.safe(value)
         }.joined(separator: "\n")
+    }
+}
+
+extension ShowCommand {
+    /// A Time Machine backup's lines (rule 34): which Mac, its snapshots, how big.
+    static func backupLines(_ backup: TimeMachineBackup) -> [(String, String)] {
+        var lines = [("Backed-up Mac", [backup.model, backup.hostUUID.map { "hardware UUID \($0)" }].compactMap { $0 }.joined(separator: ", ").nilIfEmpty ?? "-")]
+        lines.append(("Snapshots", "\(backup.snapshots)" + (backup.lastSnapshot.map { ", the last completed \(PlistDate.formatISO8601($0))" } ?? "")))
+        lines.append(("Image size", backup.size.map { "\($0) bytes" } ?? "-"))
+        lines.append(("Size on disk", "\(backup.sizeOnDisk) bytes in \(backup.bands) bands" + (backup.bandSize.map { " of \($0) bytes" } ?? "")))
+        return lines
     }
 }
 

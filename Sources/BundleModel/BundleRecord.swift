@@ -55,6 +55,8 @@ public struct BundleRecord: Sendable, Equatable {
     public var icon: FilePath?
     public var documentTypes: [DocumentType] = []
     public var typeDeclarations: [TypeDeclaration] = []
+    /// What a Time Machine backup's files say (rule 34); nil for anything else.
+    public var backup: TimeMachineBackup?
     /// The Finder flags word, when Finder info was found.
     public var finderFlags: UInt16?
     public var finderInfoSource: FinderInfoSource?

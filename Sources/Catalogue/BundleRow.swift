@@ -102,6 +102,8 @@ enum BundleRow {
         Column("type_declarations",
                write: { $1.bind($2, $0.record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode($0.record.typeDeclarations)) },
                read: { $2.typeDeclarations = ($0[$1] as String?).map(TypeDeclarationCoding.decode) ?? [] }),
+        Column("backup", write: { $1.bind($2, $0.record.backup?.json(exactDates: true).serialized()) },
+               read: { $2.backup = ($0[$1] as String?).flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:)) }),
         Column("archive", write: { $1.bind($2, $0.record.archive?.string) }, read: { $2.archive = ($0[$1] as String?).map { FilePath($0) } }),
         Column("member", write: { $1.bind($2, $0.record.member?.string) }, read: { $2.member = ($0[$1] as String?).map { FilePath($0) } }),
         Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
@@ -131,6 +133,14 @@ enum BundleRow {
     static func bind(_ record: BundleRecord, scannedAt: Double, to statement: RawStatement) {
         let source = Source(record: record, info: record.infoDictionary, scannedAt: scannedAt)
         for (index, column) in columns.enumerated() { column.write(source, statement, Int32(index + 1)) }
+    }
+
+    /// A record of some columns only, read from a row selecting `id` then those (a migration's
+    /// view of the table as it was: later migrations' columns are not there yet).
+    static func record(from row: Row, columns selected: [String]) -> BundleRecord {
+        var record = BundleRecord(key: .here)
+        for (index, name) in selected.enumerated() { columns.first { $0.name == name }?.read?(row, index + 1, &record) }
+        return record
     }
 
     /// The record of a row of `selectList`, with its strings tables and problems from the child tables.

@@ -268,15 +268,15 @@ extension Catalogue {
             tree.addArchive(ArchiveRow(path: FilePath(row[0] as String), changeTime: row[1], size: row[2], inode: UInt64(bitPattern: row[3]),
                                        members: row[4], error: row[5]))
         }
-        try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory FROM bundles WHERE archive IS NULL AND \(subtreeCondition)", arguments: bounds).forEach { row in
+        try Row.fetchCursor(db, sql: "SELECT path, stamps, info_file, resources_directory, kind FROM bundles WHERE archive IS NULL AND \(subtreeCondition)", arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)
-            tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure(path, row[2], row[3]))
+            tree.addBundle(path, stamps: StampCoding.decode(row[1] as String?), structure: structure(path, row[2], row[3], row[4]))
         }
     }
 
-    private static func structure(_ path: FilePath, _ infoFile: String?, _ resourcesDirectory: String?) -> BundleStructure {
+    private static func structure(_ path: FilePath, _ infoFile: String?, _ resourcesDirectory: String?, _ kind: String) -> BundleStructure {
         BundleStructure(infoFile: infoFile.map { FilePath($0) }, resourcesDirectory: resourcesDirectory.map { FilePath($0) },
-                        lowercasedExtension: path.lastComponent.lowercasedExtension)
+                        lowercasedExtension: path.lastComponent.lowercasedExtension, kind: BundleKind(rawValue: kind))
     }
 
     /// Every catalogued directory under a root with its inode, parents before children, without
@@ -293,10 +293,10 @@ extension Catalogue {
     /// Every catalogued bundle under a root with its structure, without holding them all.
     public func forEachBundleStructure(under root: FilePath, _ body: (FilePath, BundleStructure) throws -> Void) throws {
         try read { db in
-            try Row.fetchCursor(db, sql: "SELECT path, info_file, resources_directory FROM bundles WHERE archive IS NULL AND \(Self.subtreeCondition)",
+            try Row.fetchCursor(db, sql: "SELECT path, info_file, resources_directory, kind FROM bundles WHERE archive IS NULL AND \(Self.subtreeCondition)",
                                 arguments: Self.subtreeArguments(root)).forEach { row in
                 let path = FilePath(row[0] as String)
-                try body(path, Self.structure(path, row[1], row[2]))
+                try body(path, Self.structure(path, row[1], row[2], row[3]))
             }
         }
     }

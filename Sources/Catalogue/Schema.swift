@@ -326,12 +326,27 @@ enum Schema {
             let claim = try RawStatement(db, LaunchRows.insertClaimSQL)
             for application in try installedApplications(db) { try LaunchRows.writeClaims(application.record, id: application.id, claim: claim) }
         }
+        migrator.registerMigration("v14") { db in
+            // Rule 34: a Time Machine backup's record says what its files say. A `.sparsebundle`
+            // catalogued before was read as a plain bundle: its row goes and its directory looks
+            // changed, so the next index or watcher start lists and reads it again (the catalogue
+            // is derived data).
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN backup TEXT;
+                UPDATE directories SET change_time = -1 WHERE extension = 'sparsebundle';
+                DELETE FROM bundles WHERE archive IS NULL AND lower(name) LIKE '%.sparsebundle';
+                """)
+        }
         return migrator
     }
 
-    /// The rows Launch Services' migrations fill from: installed applications (rule 26), whole.
+    /// The rows Launch Services' migrations fill from: installed applications (rule 26), with what
+    /// claims and tags are made of. Named columns, not the current row's: a later migration's
+    /// columns do not exist yet when these run.
     static func installedApplications(_ db: Database) throws -> [CataloguedBundle] {
-        try Catalogue.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE kind = 'application' AND archive IS NULL", arguments: [])
+        let columns = ["path", "kind", "archive", "info", "info_plist", "type_declarations"]
+        return try Row.fetchAll(db, sql: "SELECT id, \(columns.joined(separator: ", ")) FROM bundles WHERE kind = 'application' AND archive IS NULL")
+            .map { row in CataloguedBundle(id: row[0], record: BundleRow.record(from: row, columns: columns)) }
     }
 
     /// Empties every table a new column cannot be filled in for without reading the bundles

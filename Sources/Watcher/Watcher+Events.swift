@@ -48,8 +48,12 @@ extension Watcher {
                 }
                 continue
             }
-            mark(node)
             pendingUpdate.touch(tree.path(of: node), name: name)
+            // A file written in a backup's bands: the backup is read again when its property
+            // lists change, not for each band (rule 34, `BundleStructure.inert`).
+            if !event.mask.contains(.isDirectory), let around = tree.enclosingBundle(of: node, includingItself: false),
+               tree[bundle: around.node]?.inert.contains(around.relative) == true { continue }
+            mark(node)
             if name.hasPrefix("._"), let sibling = tree.child(of: node, named: name.dropping(prefixBytes: 2)) { mark(sibling) }
             if event.mask.contains([.attrib, .isDirectory]), let child = tree.child(of: node, named: name) { mark(child) }
             if event.mask.contains([.movedFrom, .isDirectory]) {

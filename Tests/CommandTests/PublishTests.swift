@@ -25,6 +25,7 @@ import TestSupport
         tree.macApp("Names/\(PublishNames.nfd)/Writer.app", identifier: "com.example.writer.nfd")
         tree.macApp("Names/\(PublishNames.invalid).app", identifier: "com.example.bytes")
         tree.macApp("Names/Tab\tName.app", identifier: "com.example.tab")
+        tree.timeMachineBackup("Backups/Studio.sparsebundle")
     }
 
     /// Every query form answered from PostgreSQL equals the local catalogue's answer, table and
@@ -44,7 +45,7 @@ import TestSupport
         let queries: [[String]] = [
             [], ["org.gnustep.Chess"], ["ORG.GNUSTEP.CHESS"], ["com.example.*"], ["*writer*"], ["com.example.?ytes"], ["--kind", "framework"],
             ["--under", tree.path("Names")], ["--under", tree.path("Names/\(PublishNames.nfd)")], ["--arch", "arm64"], ["--arch", "x86_64"],
-            ["--in-archives"], ["--no-archives", "--kind", "application"], ["no.such.identifier"], ["--uuid", uuid],
+            ["--in-archives"], ["--no-archives", "--kind", "application"], ["no.such.identifier"], ["--uuid", uuid], ["--kind", "backup"],
         ] + (try sampleUUIDs()).map { ["--uuid", $0] }
         for query in queries {
             let local = try bundlefs(["query", "--json"] + query)
@@ -58,6 +59,10 @@ import TestSupport
             let remoteTable = try bundlefs(["query", "--database", server.url, "--host", "alpha"] + query).standardOutput
             #expect(Self.withoutHostColumn(remoteTable) == Self.normalizedTable(localTable), "\(query)")
         }
+        // The fleet's backup inventory: which Macs are backed up where, and when last.
+        let backups = try JSONValue.parse(try bundlefs(["query", "--kind", "backup", "--json", "--database", server.url]).standardOutput).arrayValue
+        #expect(backups?.map { $0["backup"]?["model"] } == [.string(TreeWriter.Backup().model)])
+        #expect(backups?.first?["backup"]?["lastSnapshot"] == .string(PlistDate.formatISO8601(TreeWriter.Backup().snapshots.max()!)))
     }
 
     /// Two hosts in one database: each answers for itself, both together in host order;

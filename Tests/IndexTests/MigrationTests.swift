@@ -199,3 +199,29 @@ import TestSupport
         #expect(try catalogue.handlers(of: .file(extension: "note"), limit: 1).map(\.application.path) == ["/old/C.app"])
     }
 }
+
+/// v14 adds `bundles.backup` (rule 34). A Time Machine backup catalogued before was a plain
+/// bundle; after the migration the next index reads it again, though nothing in it changed.
+@Suite struct BackupMigrationTests {
+    @Test func aBackupCataloguedByV13IsReadAgainAsABackup() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.timeMachineBackup("Backups/Mac.sparsebundle")
+        fixture.tree.macApp("Apps/A.app", identifier: "org.example.a")
+        try fixture.index()
+        // As v13 left it: no column, the backup a bundle.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: """
+                DELETE FROM grdb_migrations WHERE identifier = 'v14';
+                ALTER TABLE bundles DROP COLUMN backup;
+                UPDATE bundles SET kind = 'bundle' WHERE name = 'Mac.sparsebundle';
+                """)
+        }
+        let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(fixture.tree.root))
+        let backup = try #require(try migrated.bundle(atPath: fixture.tree.path("Backups/Mac.sparsebundle")))
+        #expect(backup.record.kind == .backup)
+        #expect(backup.record.backup?.model == TreeWriter.Backup().model && backup.record.backup?.bands == TreeWriter.Backup().bands)
+        #expect(try CatalogueDump(migrated) == fixture.freshDump())
+    }
+}
+

@@ -32,6 +32,8 @@ enum ContractJSON {
             ("archive", .optional(record.archive?.string)),
             ("member", .optional(record.member?.string)),
             ("archiveError", .optional(archiveError)),
+            // A Time Machine backup's (rule 34); null for anything else.
+            ("backup", record.backup?.json() ?? .null),
         ]
         if FileNameCoding.hasEscapes(record.key.string) {
             // The name is not UTF-8: give the exact bytes as well.

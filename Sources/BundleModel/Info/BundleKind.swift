@@ -7,6 +7,8 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
     case appExtension
     /// A dSYM's own CFBundlePackageType, kept as is.
     case dSYM
+    /// A Time Machine backup (rule 34): a `.sparsebundle` holding the backed-up Mac's machine file.
+    case backup
     /// Any other CFBundlePackageType, as written (`XPC!`, `KEXT`...).
     case packageType(String)
 
@@ -20,6 +22,7 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
         case "document": self = .document
         case "extension": self = .appExtension
         case "dSYM": self = .dSYM
+        case "backup": self = .backup
         default: self = .packageType(rawValue)
         }
     }
@@ -34,6 +37,7 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
         case .document: "document"
         case .appExtension: "extension"
         case .dSYM: "dSYM"
+        case .backup: "backup"
         case let .packageType(type): type
         }
     }

@@ -105,6 +105,9 @@ struct Inspection {
         // A claimed document package shows the claiming type's icon (rule 21).
         if !record.isBundle, record.packageReasons.contains(.claimed), let ext { record.icon = settings.claimed.icons[ext] }
         record.typeDeclarations = TypeDeclaration.parse(infoDictionary)
+        if TimeMachineBackup.isBackup(lowercasedExtension: ext, entries: directory.entries) {
+            readBackup(bundle: directory.relativePath, entries: directory.entries, into: &record)
+        }
         record.stamps.sort { $0.path < $1.path }
         return record
     }
@@ -242,7 +245,7 @@ struct Inspection {
     }
 
     /// Reads a whole regular file beneath the root, bounded; failures become errors on the record.
-    private func readFile(_ relative: FilePath, limit: Int, label: String, knownRegular: Bool = false, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
+    func readFile(_ relative: FilePath, limit: Int, label: String, knownRegular: Bool = false, into record: inout BundleRecord) -> ([UInt8], FileStatus)? {
         do {
             return try root.readRegularFile(relative, limit: limit, knownRegular: knownRegular)
         } catch let error as BoundedReadError {

@@ -20,6 +20,14 @@ public protocol InspectionSource {
     func readPrefix(_ relative: FilePath, count: Int) throws -> [UInt8]
     /// An executable's or DWARF file's headers (rule 23).
     func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus)
+    /// The regular files directly in a directory, and the bytes they take on disk (allocated
+    /// blocks), with the directory's status; nil when it cannot be listed or the source cannot say.
+    func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)?
+}
+
+extension InspectionSource {
+    /// An archive's members take no blocks of their own.
+    public func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)? { nil }
 }
 
 extension ResolutionScope: InspectionSource {
@@ -32,6 +40,21 @@ extension ResolutionScope: InspectionSource {
 
     func readLink(_ name: FileName, in relative: FilePath) -> FilePath? {
         try? open(relative, flags: O_PATH_DIRECTORY).readLink(name)
+    }
+
+    /// One listing and one `fstatat` per entry: no file is opened or read. A listing's types
+    /// (`d_type`) pass over directories and links without a stat.
+    func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)? {
+        guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal),
+              let status = try? directory.status(), let entries = try? directory.listDirectoryTyped() else { return nil }
+        var files = 0
+        var allocated: UInt64 = 0
+        for entry in entries where entry.type == .regular || entry.type == .unknown {
+            guard let file = try? directory.status(of: entry.name), file.type == .regular else { continue }
+            files += 1
+            allocated += UInt64(max(0, file.blocks)) * 512
+        }
+        return (files, allocated, status)
     }
 
     func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus) {

@@ -6,10 +6,14 @@ public import SystemCalls
 public struct BundleStructure: Sendable, Hashable {
     /// Relative paths, where a `*` component matches any name.
     public let patterns: [[FileName]]
+    /// Directories (relative to the bundle) whose files changing does not change the bundle's
+    /// record until its own files say so: a Time Machine backup's `bands/`, whose files a running
+    /// backup writes all the time (rule 34). A watcher does not read the bundle again for them.
+    public var inert: [[FileName]] = []
 
     public init(patterns: [[FileName]]) { self.patterns = patterns }
 
-    public init(infoFile: FilePath?, resourcesDirectory: FilePath?, lowercasedExtension: String?) {
+    public init(infoFile: FilePath?, resourcesDirectory: FilePath?, lowercasedExtension: String?, kind: BundleKind? = nil) {
         var patterns: [[FileName]] = []
         func addWithPrefixes(_ path: FilePath?) {
             guard let components = path?.components, !components.isEmpty else { return }
@@ -25,10 +29,12 @@ public struct BundleStructure: Sendable, Hashable {
             }
         }
         self.patterns = patterns
+        if kind == .backup { inert = [[TimeMachineBackup.bandsDirectory]] }
     }
 
     public init(record: BundleRecord) {
-        self.init(infoFile: record.infoFile, resourcesDirectory: record.resourcesDirectory, lowercasedExtension: record.lowercasedExtension)
+        self.init(infoFile: record.infoFile, resourcesDirectory: record.resourcesDirectory, lowercasedExtension: record.lowercasedExtension,
+                  kind: record.kind)
     }
 
     public var isEmpty: Bool { patterns.isEmpty }
