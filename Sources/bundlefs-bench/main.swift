@@ -30,10 +30,11 @@ struct Settings {
     var publish = true
     var openWith = true
     var symbols = true
+    var backup = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -51,6 +52,7 @@ struct Settings {
             case "--skip-publish": publish = false
             case "--skip-open-with": openWith = false
             case "--skip-symbols": symbols = false
+            case "--skip-backup": backup = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
             default:
@@ -221,6 +223,11 @@ if settings.openWith {
 if settings.symbols {
     progress("symbol server figures: a 100 MB DWARF file through serve-symbols and python3 -m http.server, then small lookups ...")
     try SymbolServerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.backup {
+    progress("backup figures: a Time Machine backup of \(BackupBench.bands) bands: index, watcher memory, a snapshot completing ...")
+    try BackupBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
 }
 
 if settings.publish {

@@ -21,7 +21,7 @@ extension Inspection {
             backup.readSnapshotHistory(history)
         }
         let bands = FilePath(TimeMachineBackup.bandsDirectory)
-        if let usage = root.filesUsage(in: bundle.appending(bands)) {
+        if let usage = root.filesUsage(in: bundle.appending(bands), recorder: recorder) {
             backup.bands = usage.files
             backup.sizeOnDisk = usage.allocated
             record.stamps.append(FileStamp(path: bands, changeTime: usage.status.changeTime, size: usage.status.size, inode: usage.status.inode))

@@ -22,12 +22,13 @@ public protocol InspectionSource {
     func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus)
     /// The regular files directly in a directory, and the bytes they take on disk (allocated
     /// blocks), with the directory's status; nil when it cannot be listed or the source cannot say.
-    func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)?
+    /// The listing goes to `recorder`, as `list`'s does, so that a walk does not list it again.
+    func filesUsage(in relative: FilePath, recorder: ListingRecorder?) -> (files: Int, allocated: UInt64, status: FileStatus)?
 }
 
 extension InspectionSource {
     /// An archive's members take no blocks of their own.
-    public func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)? { nil }
+    public func filesUsage(in relative: FilePath, recorder: ListingRecorder?) -> (files: Int, allocated: UInt64, status: FileStatus)? { nil }
 }
 
 extension ResolutionScope: InspectionSource {
@@ -44,9 +45,9 @@ extension ResolutionScope: InspectionSource {
 
     /// One listing and one `fstatat` per entry: no file is opened or read. A listing's types
     /// (`d_type`) pass over directories and links without a stat.
-    func filesUsage(in relative: FilePath) -> (files: Int, allocated: UInt64, status: FileStatus)? {
-        guard let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal),
-              let status = try? directory.status(), let entries = try? directory.listDirectoryTyped() else { return nil }
+    func filesUsage(in relative: FilePath, recorder: ListingRecorder?) -> (files: Int, allocated: UInt64, status: FileStatus)? {
+        guard let (entries, status) = list(relative, recorder: recorder),
+              let directory = try? open(relative, flags: Descriptor.directoryNoFollowFinal) else { return nil }
         var files = 0
         var allocated: UInt64 = 0
         for entry in entries where entry.type == .regular || entry.type == .unknown {
