@@ -16,11 +16,16 @@ import SystemCalls
 enum ClaimMerge {
     private static func sql(_ index: Int) -> String {
         // One statement per cursor, all stepping at once: the comment makes each its own cached one.
-        "SELECT /* \(index) */ rank_order, version_key, path, role, bundle_id, identifier, version FROM launch_claims WHERE target_kind = ? AND target = ?"
+        // The key's order, said rather than assumed: SQLite reads it off the key, with no sort.
+        """
+        SELECT /* \(index) */ rank_order, version_key, path, role, bundle_id, identifier, version FROM launch_claims
+        WHERE target_kind = ? AND target = ? ORDER BY rank_order, version_key DESC, path, role
+        """
     }
 
     static func handlers(_ db: Database, _ targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)],
                          role asked: LaunchClaim.Role?, all: Bool, limit: Int?) throws -> [HandlerRanking.Handler] {
+        if let limit, limit <= 0 { return [] }
         var cursors: [Cursor] = []
         defer { for cursor in cursors { cursor.close() } }
         for (index, target) in targets.enumerated() {
@@ -34,12 +39,16 @@ enum ClaimMerge {
         var handlers: [HandlerRanking.Handler] = []
         var answered = Set<Int64>(minimumCapacity: 1_024)
         var escaped = false
+        // Once `limit` handlers are in, the rows that tie with the last on claim order and version
+        // are still read: their paths decide, and an escaped one orders by its bytes (below).
+        var tie: (order: Int, version: [UInt8])?
         while !active.isEmpty {
             // The cursor whose row comes first; of cursors tied, the first (claims are read in a
             // fixed order of targets: of an application's claims that rank alike, the first is shown).
             var first = 0
             for index in active.indices.dropFirst() where active[index].precedes(active[first]) { first = index }
             let cursor = active[first]
+            if let tie, cursor.order != tie.order || !cursor.versionKey.elementsEqual(tie.version) { break }
             if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all),
                answered.insert(cursor.bundleID).inserted {
                 let path = cursor.path
@@ -49,15 +58,13 @@ enum ClaimMerge {
                                                              version: cursor.text(6), claims: [])
                 handlers.append(HandlerRanking.Handler(application: application, claim: LaunchClaim(target: cursor.target, role: role, rank: rank),
                                                        steps: cursor.steps, isEverything: cursor.isEverything))
-                if let limit, handlers.count >= limit, !escaped { break }
+                if let limit, handlers.count == limit { tie = (cursor.order, Array(cursor.versionKey)) }
             }
             try cursor.advance()
             if !cursor.hasRow { active.remove(at: first) }
         }
-        if escaped {
-            handlers.sort(by: HandlerRanking.precedes)
-            if let limit, handlers.count > limit { handlers.removeLast(handlers.count - limit) }
-        }
+        if escaped { handlers.sort(by: HandlerRanking.precedes) }
+        if let limit, handlers.count > limit { handlers.removeLast(handlers.count - limit) }
         return handlers
     }
 

@@ -331,10 +331,20 @@ enum Schema {
             // catalogued before was read as a plain bundle: its row goes and its directory looks
             // changed, so the next index or watcher start lists and reads it again (the catalogue
             // is derived data).
+            // Their child rows go first: GRDB runs migrations with foreign keys off (nothing
+            // cascades) and checks them before committing.
             try db.execute(sql: """
                 ALTER TABLE bundles ADD COLUMN backup TEXT;
                 UPDATE directories SET change_time = -1 WHERE extension = 'sparsebundle';
-                DELETE FROM bundles WHERE archive IS NULL AND lower(name) LIKE '%.sparsebundle';
+                CREATE TEMP TABLE v14_reread AS SELECT id FROM bundles WHERE archive IS NULL AND lower(name) LIKE '%.sparsebundle';
+                DELETE FROM localized_strings WHERE bundle_id IN (SELECT id FROM v14_reread);
+                DELETE FROM problems WHERE bundle_id IN (SELECT id FROM v14_reread);
+                DELETE FROM binaries WHERE bundle_id IN (SELECT id FROM v14_reread);
+                DELETE FROM launch_claims WHERE bundle_id IN (SELECT id FROM v14_reread);
+                DELETE FROM type_tags WHERE bundle_id IN (SELECT id FROM v14_reread);
+                DELETE FROM claims WHERE application_id IN (SELECT id FROM v14_reread);
+                DELETE FROM bundles WHERE id IN (SELECT id FROM v14_reread);
+                DROP TABLE v14_reread;
                 """)
         }
         return migrator

@@ -116,8 +116,8 @@ public struct Indexer: Sendable {
     /// The same, after some bundles changed what they bring (already written to the catalogue):
     /// only their claims are recomputed, unless type declarations changed. Nil when no claim did.
     public func reconcileClaims(_ book: inout PackageClaimBook, updating sources: [FilePath: ClaimResolver.Application?],
-                                previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation? {
-        switch book.update(sources) {
+                                rewritten: Set<FilePath> = [], previouslyClaimed: ClaimedTypes, rootHint: ScanRoot) throws -> ClaimsReconciliation? {
+        switch book.update(sources, rewritten: rewritten) {
         case .unchanged: return nil
         case .rebuilt: try catalogue.replaceClaims(book.claims)
         case let .recomputed(paths): try catalogue.replaceClaims(book.claims(of: paths), of: paths)

@@ -53,6 +53,8 @@ extension Watcher {
             // lists change, not for each band (rule 34, `BundleStructure.inert`).
             if !event.mask.contains(.isDirectory), let around = tree.enclosingBundle(of: node, includingItself: false),
                tree[bundle: around.node]?.inert.contains(around.relative) == true { continue }
+            // Nor for its `lock` and `token`: only the files its record is read from count.
+            if !event.mask.contains(.isDirectory), let files = tree[bundle: node]?.significantFiles, !files.contains(name) { continue }
             mark(node)
             if name.hasPrefix("._"), let sibling = tree.child(of: node, named: name.dropping(prefixBytes: 2)) { mark(sibling) }
             if event.mask.contains([.attrib, .isDirectory]), let child = tree.child(of: node, named: name) { mark(child) }
@@ -191,7 +193,8 @@ extension Watcher {
         let indexer = Indexer(catalogue: catalogue, options: scanOptions)
         let reconciliation: Indexer.ClaimsReconciliation?
         if var book = claimBook {
-            reconciliation = try indexer.reconcileClaims(&book, updating: claimSources(changes, in: book), previouslyClaimed: claimed, rootHint: scanRoot)
+            let (sources, rewritten) = claimSources(changes, in: book)
+            reconciliation = try indexer.reconcileClaims(&book, updating: sources, rewritten: rewritten, previouslyClaimed: claimed, rootHint: scanRoot)
             claimBook = book
         } else if applicationsTouched {
             reconciliation = try indexer.reconcileClaims(previouslyClaimed: claimed, rootHint: scanRoot, book: &claimBook)
@@ -206,24 +209,33 @@ extension Watcher {
     }
 
     /// What a written batch changed in what bundles bring to rule 14, in the order the catalogue
-    /// took it: renames, removals, then records (nil: gone, or bringing nothing).
-    func claimSources(_ changes: BatchChanges, in book: PackageClaimBook) -> [FilePath: ClaimResolver.Application?] {
+    /// took it: renames, removals, then records (nil: gone, or bringing nothing). `rewritten`: the
+    /// bundles whose rows the batch deleted and wrote again (their stored claims went with them).
+    func claimSources(_ changes: BatchChanges, in book: PackageClaimBook) -> (sources: [FilePath: ClaimResolver.Application?], rewritten: Set<FilePath>) {
         var sources: [FilePath: ClaimResolver.Application?] = [:]
+        var deleted = Set<FilePath>()
         func current(_ path: FilePath) -> ClaimResolver.Application? { sources[path] ?? book.source(at: path) }
         func within(_ path: FilePath) -> [FilePath] { book.sources(under: path) + sources.keys.filter { $0.isWithin(path) } }
+        func remove(_ path: FilePath) {
+            sources[path] = .some(nil)
+            deleted.insert(path)
+        }
         for rename in changes.renames {
-            // What the destination held is replaced; what the source held moves there.
+            // What the destination held is replaced; what the source held moves there (its rows
+            // move with it, ids and claims kept).
             let moved = Set(within(rename.from)).compactMap { path in current(path).map { (path, $0) } }
-            for path in within(rename.to) + moved.map(\.0) { sources[path] = .some(nil) }
+            for path in within(rename.to) { remove(path) }
+            for (path, _) in moved { sources[path] = .some(nil) }
             for (path, source) in moved {
                 guard let destination = path.moved(from: rename.from, to: rename.to) else { continue }
                 var renamed = source
                 renamed.path = destination
                 sources[destination] = renamed
+                deleted.remove(destination)
             }
         }
         for removal in changes.removals {
-            for path in within(removal) { sources[path] = .some(nil) }
+            for path in within(removal) { remove(path) }
         }
         for event in changes.events {
             switch event {
@@ -232,11 +244,11 @@ extension Watcher {
                 sources[record.key] = .some(record.archive == nil
                     ? ClaimResolver.Application(path: record.key, documentTypes: record.documentTypes, typeDeclarations: record.typeDeclarations)
                     : nil)
-            case let .bundleRemoved(path): sources[path] = .some(nil)
+            case let .bundleRemoved(path): remove(path)
             case .directory, .archive, .archivesListed: break
             }
         }
-        return sources
+        return (sources, deleted.filter { (sources[$0] ?? nil) != nil })
     }
 
     /// A batch the catalogue cannot take now (a fault): the view is told what it found, records

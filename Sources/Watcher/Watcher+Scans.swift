@@ -49,6 +49,9 @@ extension Watcher {
 
     private func rescanRoots(reason: String?) throws {
         let started = Self.now()
+        // What the book knew is from before whatever made this rescan (events lost, a fault):
+        // the index recomputes claims whole, and the next change builds the book again.
+        claimBook = nil
         status.state = reason == nil ? .starting : .rescanning
         writeStatus()
         for root in roots {
@@ -57,7 +60,6 @@ extension Watcher {
             try verifyBundles(root: root)
         }
         claimed = try catalogue.claimedTypes()
-        claimBook = nil
         // The index wrote straight to the catalogue: whoever presents it reloads (the first
         // time, it loads once the watcher is ready).
         pendingUpdate = CatalogueUpdate()

@@ -57,4 +57,26 @@ import TestSupport
         // The questions reach thousands of handlers in all: the comparison is not of empty answers.
         #expect(compared > 2_000)
     }
+
+    /// A name that is not UTF-8 is stored escaped, which orders differently from its bytes: an
+    /// answer, and its first handler alone (`limit`), order such names by their bytes.
+    @Test func namesThatAreNotUTF8OrderByTheirBytesWithALimitToo() throws {
+        let directory = TemporaryDirectory("handler-merge-bytes")
+        let tree = TreeWriter(root: directory.appending("tree"))
+        let claim: [String: PlistValue] = [
+            "CFBundleVersion": .string("1.0"),
+            "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("note")])])]),
+        ]
+        // 0xC0 (not UTF-8) sorts before é (0xC3 0xA9) as bytes, after it escaped.
+        let invalid = FileNameCoding.string(from: [0xC0]) + ".app"
+        for name in ["é.app", invalid, "z.app"] { tree.macApp("Apps/" + name, identifier: "org.example.\(name.utf8.count)", info: claim) }
+        let catalogue = try Catalogue(path: FilePath(directory.appending("catalogue.sqlite")), mode: .readWrite)
+        _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
+        let all = try catalogue.handlers(of: .file(extension: "note")).map(\.application.path.lastComponent.bytes)
+        #expect(all == [Array("z.app".utf8), [0xC0] + Array(".app".utf8), Array("é.app".utf8)])
+        for limit in 1...3 {
+            #expect(try catalogue.handlers(of: .file(extension: "note"), limit: limit).map(\.application.path.lastComponent.bytes) == Array(all.prefix(limit)))
+        }
+        #expect(try catalogue.handlers(of: .file(extension: "note"), limit: 0).isEmpty)
+    }
 }

@@ -201,7 +201,8 @@ import TestSupport
 }
 
 /// v14 adds `bundles.backup` (rule 34). A Time Machine backup catalogued before was a plain
-/// bundle; after the migration the next index reads it again, though nothing in it changed.
+/// bundle; after the migration the next index reads it again, though nothing in it changed. Its
+/// child rows go with it (foreign keys are checked when a migration commits).
 @Suite struct BackupMigrationTests {
     @Test func aBackupCataloguedByV13IsReadAgainAsABackup() throws {
         let fixture = try IndexFixture()
@@ -214,6 +215,8 @@ import TestSupport
                 DELETE FROM grdb_migrations WHERE identifier = 'v14';
                 ALTER TABLE bundles DROP COLUMN backup;
                 UPDATE bundles SET kind = 'bundle' WHERE name = 'Mac.sparsebundle';
+                INSERT INTO problems (bundle_id, severity, message) SELECT id, 'warning', 'a warning v13 wrote' FROM bundles WHERE name = 'Mac.sparsebundle';
+                INSERT INTO localized_strings (bundle_id, localization, key, value) SELECT id, 'en', 'k', 'v' FROM bundles WHERE name = 'Mac.sparsebundle';
                 """)
         }
         let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)

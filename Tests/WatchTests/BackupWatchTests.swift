@@ -34,6 +34,14 @@ import TestSupport
         }
         #expect(try read()?.bands == 2_000)
         #expect(try read()?.snapshots == 1)
+        // Nor its lock and token, which a running backup writes beside them.
+        tree.text("TM/Mac.sparsebundle/lock", "")
+        tree.text("TM/Mac.sparsebundle/token", "t")
+        tree.macApp("Apps/Lock Marker.app", identifier: "org.example.lock-marker")
+        try poll(timeout: 10, "the lock marker application") {
+            try Catalogue(path: fixture.catalogue, mode: .readOnly).bundle(atPath: tree.path("Apps/Lock Marker.app")) != nil
+        }
+        #expect(try read()?.bands == 2_000)
 
         // The backup completes: the history is rewritten, and the record reads it, bands and all.
         tree.snapshotHistory("TM/Mac.sparsebundle", [810_000_000, 810_086_400])

@@ -85,4 +85,32 @@ import TestSupport
         #expect(try isPackage(fixture, "Documents/Doc.pkgdoc"))
         #expect(try fixture.watcher!.stop() == 0)
     }
+
+    /// A claiming application replaced by a copy within one batch (moved away and another moved
+    /// in): the catalogue deletes its row, and the claims with it, and writes a new one; the
+    /// claims must be written again though what the application brings did not change.
+    @Test func anApplicationReplacedWithinOneBatchKeepsItsClaims() throws {
+        let fixture = WatchFixture()
+        let tree = fixture.tree
+        tree.text("Documents/Doc.pkgdoc/index.xml", "<doc/>")
+        tree.macApp("Apps/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc"))
+        // A long settle time puts the two moves below in one batch.
+        try fixture.start(environment: ["BUNDLEFS_SETTLE_MS": "500"])
+        try fixture.converge("initial index")
+        // The first change after the scan builds the book.
+        tree.macApp("Apps/Other.app", identifier: "org.example.other", info: Self.claimingPackages("other"))
+        try fixture.converge("another claiming application")
+        for round in 0..<3 {
+            fixture.outside.macApp("New\(round)/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc"))
+            try FileNameCoding.withCString(tree.path("Apps/Plain.app")) { from in
+                try FileNameCoding.withCString(fixture.outside.path("Old\(round).app")) { #expect(Glibc.rename(from, $0) == 0) }
+            }
+            try FileNameCoding.withCString(fixture.outside.path("New\(round)/Plain.app")) { from in
+                try FileNameCoding.withCString(tree.path("Apps/Plain.app")) { #expect(Glibc.rename(from, $0) == 0) }
+            }
+            try fixture.converge("the application replaced, round \(round)")
+            #expect(try isPackage(fixture, "Documents/Doc.pkgdoc"))
+        }
+        #expect(try fixture.watcher!.stop() == 0)
+    }
 }

@@ -8,6 +8,8 @@ public struct TimeMachineBackup: Sendable, Hashable {
     public static let machineIDFile = FileName("com.apple.TimeMachine.MachineID.plist")
     public static let snapshotHistoryFile = FileName("com.apple.TimeMachine.SnapshotHistory.plist")
     public static let bandsDirectory = FileName("bands")
+    /// The files in the bundle a backup's record is read from (with `bands/`).
+    public static let readFiles = [FileName("Info.plist"), machineIDFile, snapshotHistoryFile]
 
     /// `com.apple.backupd.ModelID` (`MacBookPro18,3`), `com.apple.backupd.HostUUID` (the Mac's
     /// hardware UUID) and `com.apple.backupd.BackupMachineAddress` (its Ethernet address).
@@ -101,7 +103,7 @@ extension TimeMachineBackup {
         model = fields["model"]?.stringValue
         hostUUID = fields["hostUUID"]?.stringValue
         machineAddress = fields["machineAddress"]?.stringValue
-        snapshots = Int(count("snapshots") ?? 0)
+        snapshots = Int(clamping: count("snapshots") ?? 0)
         switch fields["lastSnapshot"] {
         case let .number(seconds)?: lastSnapshot = seconds
         case let .integer(seconds)?: lastSnapshot = Double(seconds)
@@ -109,7 +111,7 @@ extension TimeMachineBackup {
         }
         size = count("size")
         bandSize = count("bandSize")
-        bands = Int(count("bands") ?? 0)
+        bands = Int(clamping: count("bands") ?? 0)
         sizeOnDisk = count("sizeOnDisk") ?? 0
     }
 }

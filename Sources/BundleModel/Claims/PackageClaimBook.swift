@@ -53,14 +53,19 @@ public struct PackageClaimBook: Sendable {
     }
 
     /// Records what bundles bring now (nil: gone or bringing nothing) and recomputes the claims
-    /// that depend on it.
-    public mutating func update(_ changes: [FilePath: ClaimResolver.Application?]) -> Outcome {
+    /// that depend on it. `rewritten`: bundles whose rows were deleted and written again (a
+    /// folder replaced within one batch), whose stored claims went with the old rows: their
+    /// claims are given again even when what they bring did not change.
+    public mutating func update(_ changes: [FilePath: ClaimResolver.Application?], rewritten: Set<FilePath> = []) -> Outcome {
         var recompute = Set<FilePath>()
         var declarationsChanged = false
         for (path, new) in changes {
             let application = new.flatMap { Self.hasInputs($0) ? $0 : nil }
             let old = sources[path]
-            guard old?.documentTypes != application?.documentTypes || old?.typeDeclarations != application?.typeDeclarations else { continue }
+            guard old?.documentTypes != application?.documentTypes || old?.typeDeclarations != application?.typeDeclarations else {
+                if rewritten.contains(path), application != nil { recompute.insert(path) }
+                continue
+            }
             if (old?.typeDeclarations ?? []) != (application?.typeDeclarations ?? []) { declarationsChanged = true }
             if let application {
                 if old == nil { paths.insert(path, at: lowerBound(path)) }

@@ -53,7 +53,10 @@ extension ResolutionScope: InspectionSource {
         for entry in entries where entry.type == .regular || entry.type == .unknown {
             guard let file = try? directory.status(of: entry.name), file.type == .regular else { continue }
             files += 1
-            allocated += UInt64(max(0, file.blocks)) * 512
+            // Saturating: a network or FUSE file system may report any block count.
+            let (bytes, overflow) = UInt64(max(0, file.blocks)).multipliedReportingOverflow(by: 512)
+            let (sum, carry) = allocated.addingReportingOverflow(bytes)
+            allocated = overflow || carry ? .max : sum
         }
         return (files, allocated, status)
     }

@@ -10,6 +10,9 @@ public struct BundleStructure: Sendable, Hashable {
     /// record until its own files say so: a Time Machine backup's `bands/`, whose files a running
     /// backup writes all the time (rule 34). A watcher does not read the bundle again for them.
     public var inert: [[FileName]] = []
+    /// When set, the only files in the bundle's own directory its record is read from: others
+    /// changing (a running backup's `lock` and `token`) do not change it.
+    public var significantFiles: [FileName]?
 
     public init(patterns: [[FileName]]) { self.patterns = patterns }
 
@@ -29,7 +32,10 @@ public struct BundleStructure: Sendable, Hashable {
             }
         }
         self.patterns = patterns
-        if kind == .backup { inert = [[TimeMachineBackup.bandsDirectory]] }
+        if kind == .backup {
+            inert = [[TimeMachineBackup.bandsDirectory]]
+            significantFiles = TimeMachineBackup.readFiles
+        }
     }
 
     public init(record: BundleRecord) {
