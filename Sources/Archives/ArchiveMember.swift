@@ -8,6 +8,8 @@ public struct ArchiveMember: Sendable, Equatable {
     public var type: FileType
     /// Uncompressed size, as the header says (0 when it does not).
     public var size: Int64
+    /// Whether the header says the size (a zip written to a stream may not).
+    public var sizeIsKnown: Bool
     public var permissions: UInt32
     public var modificationTime: Int64
     /// A symlink's target, as stored.
@@ -15,10 +17,11 @@ public struct ArchiveMember: Sendable, Equatable {
     public var isEncrypted: Bool
 
     public init(path: FilePath, type: FileType, size: Int64 = 0, permissions: UInt32 = 0o644, modificationTime: Int64 = 0,
-                linkTarget: FilePath? = nil, isEncrypted: Bool = false) {
+                linkTarget: FilePath? = nil, isEncrypted: Bool = false, sizeIsKnown: Bool = false) {
         self.path = path
         self.type = type
         self.size = size
+        self.sizeIsKnown = sizeIsKnown
         self.permissions = permissions
         self.modificationTime = modificationTime
         self.linkTarget = linkTarget

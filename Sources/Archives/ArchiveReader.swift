@@ -100,7 +100,7 @@ public final class ArchiveReader {
             let member = ArchiveMember(
                 path: path, type: type, size: archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : 0,
                 permissions: UInt32(archive_entry_perm(entry)), modificationTime: Int64(archive_entry_mtime(entry)),
-                linkTarget: target, isEncrypted: archive_entry_is_encrypted(entry) != 0)
+                linkTarget: target, isEncrypted: archive_entry_is_encrypted(entry) != 0, sizeIsKnown: archive_entry_size_is_set(entry) != 0)
             current = member
             currentConsumed = false
             return member
@@ -113,6 +113,9 @@ public final class ArchiveReader {
         guard !member.isEncrypted else { throw ArchiveError("\(member.path) is encrypted") }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // No more than the header says: libarchive's xar reader hands a second member's data
+        // padded with as many zeros as the first member had bytes.
+        let limit = member.sizeIsKnown ? min(limit, Int(clamping: max(0, member.size))) : limit
         while bytes.count < limit {
             try checkTime()
             let wanted = min(chunk.count, limit - bytes.count)

@@ -180,4 +180,23 @@ import TestSupport
             while let member = try reader.next() { if member.type == .regular { _ = try reader.read(limit: 64 << 20) } }
         }
     }
+
+    /// libarchive's xar reader hands the second member's data padded with zeros as long as the
+    /// first member: a member is read no further than its header's size (a PackageInfo read with
+    /// zeros after it was not XML).
+    @Test func xarMembersAreReadToTheirSizeAndNoFurther() throws {
+        let source = TreeWriter(root: temporary.appending("xar-source"))
+        source.text("First", String(repeating: "1", count: 111))
+        source.text("Second/PackageInfo", "<pkg-info identifier=\"x\"/>")
+        let archive = temporary.appending("two.xar")
+        let made = try Subprocess.run("/usr/bin/bsdtar", ["-cf", archive, "--format", "xar", "-C", source.root, "."])
+        try #require(made.status == 0, "\(made)")
+        let reader = try ArchiveReader(try Descriptor.open(FilePath(archive), flags: Descriptor.probeRead))
+        var read: [String: [UInt8]] = [:]
+        while let member = try reader.next() {
+            if member.type == .regular { read[member.path.string] = try reader.read(limit: 1 << 20) }
+        }
+        #expect(read["First"] == Array(String(repeating: "1", count: 111).utf8))
+        #expect(read["Second/PackageInfo"] == Array("<pkg-info identifier=\"x\"/>".utf8))
+    }
 }
