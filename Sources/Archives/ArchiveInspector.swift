@@ -20,6 +20,8 @@ public struct ArchiveInspector: Sendable {
         /// Why the archive could not be read whole (it is still catalogued with what was found).
         public var error: String?
         public var members = 0
+        /// A flat installer package's product and components (rule 33); nil for other archives.
+        public var installer: InstallerPackage?
     }
 
     /// Archive file names bundlefs looks into (rule 26), by lower-cased suffix.
@@ -74,6 +76,9 @@ public struct ArchiveInspector: Sendable {
         var spent = Spent(deadline: first.deadline, bytes: first.decompressedBytes)
         if !wanted.isEmpty { spent = readWanted(wanted, into: tree, open: open, after: spent, error: &result.error) }
         result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
+        if FileNames.hasSuffixIgnoringASCIICase(path.lastComponent.string, Array(".pkg".utf8)) {
+            result.installer = InstallerPackage(members: tree.contents.filter { InstallerPackage.isMetadata($0.key) })
+        }
         // Rule 27: the rules, not mode bits, decide what is read. An executable that the Info file
         // names and nothing above guessed (no execute bit, a name other than its bundle's) is read
         // in one more pass, within what is left of the limits.
@@ -119,6 +124,7 @@ public struct ArchiveInspector: Sendable {
         let parent = member.path.parent.lastComponent.string
         if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return .contents }
         if name == "current" && parent == "Versions" { return .contents }
+        if InstallerPackage.isMetadata(member.path) { return .contents }
         if name.hasSuffix(".png") { return .prefix }
         // Executables where they usually are: in MacOS/, in a dSYM's DWARF/, named as their bundle
         // at its top or in Versions/X (frameworks, GNUstep), or marked executable. Others that an

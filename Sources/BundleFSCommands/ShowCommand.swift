@@ -31,6 +31,7 @@ struct ShowCommand: ParsableCommand {
                 }).serialized(pretty: true))
             } else {
                 var blocks = archived.records.map { Self.describe($0, languages: languages) }
+                if let installer = archived.installer { blocks.insert(Self.describe(installer), at: 0) }
                 if let error = archived.error { blocks.append("Archive error: " + TerminalText.safe(error)) }
                 if archived.records.isEmpty { blocks.insert("No bundles in \(TerminalText.safe(path)) (\(archived.members) members)", at: 0) }
                 print(blocks.joined(separator: "\n\n"))
@@ -93,6 +94,26 @@ struct ShowCommand: ParsableCommand {
 }
 
 extension ShowCommand {
+    /// A flat installer package's product and components (rule 33): what it installs, and where.
+    static func describe(_ installer: InstallerPackage) -> String {
+        var lines: [(String, String)] = []
+        if let product = installer.product {
+            lines.append(("Product", [product.title, product.version, product.identifier.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ").nilIfEmpty ?? "-"))
+        }
+        for (directory, component) in installer.components {
+            let name = directory.isEmpty ? "" : " [\(directory)]"
+            lines.append(("Component", "\(component.identifier ?? "-") \(component.version ?? "-") into \(component.installLocation)\(name)"))
+            for bundle in component.bundles {
+                lines.append(("Installs", "\(bundle.identifier ?? "-") \(bundle.version ?? "-") at \(component.installPath(of: bundle.path))"))
+            }
+        }
+        for problem in installer.problems { lines.append(("Error", problem)) }
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { label, value in
+            label + ":" + String(repeating: " ", count: width - label.count + 1) + TerminalText.safe(value)
+        }.joined(separator: "\n")
+    }
+
     /// A Time Machine backup's lines (rule 34): which Mac, its snapshots, how big.
     static func backupLines(_ backup: TimeMachineBackup) -> [(String, String)] {
         var lines = [("Backed-up Mac", [backup.model, backup.hostUUID.map { "hardware UUID \($0)" }].compactMap { $0 }.joined(separator: ", ").nilIfEmpty ?? "-")]

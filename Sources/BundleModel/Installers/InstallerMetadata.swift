@@ -1,0 +1,128 @@
+public import Codecs
+public import SystemCalls
+
+/// Rule 33's metadata of a flat installer package (`.pkg`, a xar archive): each component's
+/// `PackageInfo` and a product archive's `Distribution`, as Apple's installer writes them.
+/// `PackageInfo`: `<pkg-info identifier="..." version="..." install-location="/Applications">`
+/// with `<bundle-version><bundle id="..." CFBundleShortVersionString="..." path="./X.app"/>`.
+/// `Distribution`: `<installer-gui-script>` (or `installer-script`) with `<title>` and
+/// `<product id="..." version="..."/>`.
+public struct InstallerComponent: Sendable, Equatable {
+    public var identifier: String?
+    public var version: String?
+    /// Where the payload's paths are installed (`/` when the file does not say).
+    public var installLocation: String
+    /// The bundles the component says it installs: identifier, version, path in the payload.
+    public var bundles: [(identifier: String?, version: String?, path: String)]
+
+    public init(identifier: String?, version: String?, installLocation: String = "/", bundles: [(identifier: String?, version: String?, path: String)] = []) {
+        self.identifier = identifier
+        self.version = version
+        self.installLocation = installLocation
+        self.bundles = bundles
+    }
+
+    public static func == (a: InstallerComponent, b: InstallerComponent) -> Bool {
+        a.identifier == b.identifier && a.version == b.version && a.installLocation == b.installLocation
+            && a.bundles.map(\.identifier) == b.bundles.map(\.identifier) && a.bundles.map(\.version) == b.bundles.map(\.version)
+            && a.bundles.map(\.path) == b.bundles.map(\.path)
+    }
+
+    /// A `PackageInfo` file's component.
+    public static func read(packageInfo bytes: [UInt8]) throws(XMLError) -> InstallerComponent {
+        let root = try XMLElementReader.read(bytes)
+        guard root.name == "pkg-info" else { throw XMLError("the root is <\(root.name)>, not <pkg-info>", at: 0) }
+        let bundles = root.children(named: "bundle-version").flatMap { $0.children(named: "bundle") }.compactMap { bundle in
+            bundle.attributes["path"].map { path in
+                (identifier: nonEmpty(bundle.attributes["id"]),
+                 version: nonEmpty(bundle.attributes["CFBundleShortVersionString"]) ?? nonEmpty(bundle.attributes["CFBundleVersion"]), path: path)
+            }
+        }
+        return InstallerComponent(identifier: nonEmpty(root.attributes["identifier"]), version: nonEmpty(root.attributes["version"]),
+                                  installLocation: nonEmpty(root.attributes["install-location"]) ?? "/", bundles: bundles)
+    }
+
+    /// Where a payload path (`./Foo.app`, `Foo.app`) is installed: joined with the install location.
+    public func installPath(of payloadPath: String) -> String {
+        var relative = Substring(payloadPath)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        while relative.hasPrefix("/") { relative = relative.dropFirst() }
+        if relative == "." { relative = "" }
+        let location = installLocation.hasSuffix("/") ? String(installLocation.dropLast()) : installLocation
+        return relative.isEmpty ? (location.isEmpty ? "/" : location) : location + "/" + relative
+    }
+}
+
+/// A product archive's product: what its `Distribution` says.
+public struct InstallerProduct: Sendable, Equatable {
+    public var title: String?
+    public var identifier: String?
+    public var version: String?
+
+    public init(title: String?, identifier: String?, version: String?) {
+        self.title = title
+        self.identifier = identifier
+        self.version = version
+    }
+
+    public static func read(distribution bytes: [UInt8]) throws(XMLError) -> InstallerProduct {
+        let root = try XMLElementReader.read(bytes)
+        guard root.name == "installer-gui-script" || root.name == "installer-script" else {
+            throw XMLError("the root is <\(root.name)>, not <installer-gui-script>", at: 0)
+        }
+        let product = root.child(named: "product")
+        return InstallerProduct(title: nonEmpty(root.child(named: "title")?.text.trimmingSpaces), identifier: nonEmpty(product?.attributes["id"]),
+                                version: nonEmpty(product?.attributes["version"]))
+    }
+}
+
+private func nonEmpty(_ text: String?) -> String? {
+    guard let text, !text.isEmpty else { return nil }
+    return text
+}
+
+/// A flat installer package's metadata (rule 33): its product, when it is a product archive, and
+/// its components, each under the member directory it is in (`Editor.pkg/` in a product archive,
+/// the archive's top in a component package).
+public struct InstallerPackage: Sendable, Equatable {
+    public var product: InstallerProduct?
+    public var components: [(directory: FilePath, component: InstallerComponent)]
+    /// Metadata files that could not be read, as one-line messages.
+    public var problems: [String]
+
+    public init(product: InstallerProduct? = nil, components: [(directory: FilePath, component: InstallerComponent)] = [], problems: [String] = []) {
+        self.product = product
+        self.components = components
+        self.problems = problems
+    }
+
+    public static func == (a: InstallerPackage, b: InstallerPackage) -> Bool {
+        a.product == b.product && a.problems == b.problems && a.components.map(\.directory) == b.components.map(\.directory)
+            && a.components.map(\.component) == b.components.map(\.component)
+    }
+
+    /// The metadata members of a package, by name: `Distribution` at its top, `PackageInfo` at
+    /// its top or one directory down.
+    public static func isMetadata(_ member: FilePath) -> Bool {
+        let components = member.components
+        guard let name = components.last?.string else { return false }
+        return (name == "Distribution" && components.count == 1) || (name == "PackageInfo" && components.count <= 2)
+    }
+
+    /// From the metadata members' bytes, by member path.
+    public init(members: [FilePath: [UInt8]]) {
+        self.init()
+        for path in members.keys.sorted() {
+            guard let bytes = members[path] else { continue }
+            do {
+                if path.lastComponent.string == "Distribution" {
+                    product = try InstallerProduct.read(distribution: bytes)
+                } else {
+                    components.append((path.parent, try InstallerComponent.read(packageInfo: bytes)))
+                }
+            } catch {
+                problems.append("\(path): \(error)")
+            }
+        }
+    }
+}
