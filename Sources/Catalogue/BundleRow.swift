@@ -97,8 +97,12 @@ enum BundleRow {
                read: { $2.finderFlags = ($0[$1] as Int64?).map { UInt16(truncatingIfNeeded: $0) } }),
         Column("finder_info_source", write: { $1.bind($2, $0.record.finderInfoSource?.rawValue) },
                read: { $2.finderInfoSource = ($0[$1] as String?).flatMap(FinderInfoSource.init(rawValue:)) }),
-        Column("document_types", write: { $1.bind($2, $0.record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode($0.record.documentTypes)) },
-               read: { $2.documentTypes = ($0[$1] as String?).map(DocumentTypeCoding.decode) ?? [] }),
+        Column("document_types",
+               write: { $1.bind($2, $0.record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode($0.record.documentTypes, bundle: $0.record.key)) },
+               // `path` is read first: the icons are relative to it.
+               read: { row, position, record in
+                   record.documentTypes = (row[position] as String?).map { DocumentTypeCoding.decode($0, bundle: record.key) } ?? []
+               }),
         Column("type_declarations",
                write: { $1.bind($2, $0.record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode($0.record.typeDeclarations)) },
                read: { $2.typeDeclarations = ($0[$1] as String?).map(TypeDeclarationCoding.decode) ?? [] }),

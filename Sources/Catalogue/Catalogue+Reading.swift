@@ -307,7 +307,7 @@ extension Catalogue {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE archive IS NULL AND (document_types IS NOT NULL OR type_declarations IS NOT NULL)").map { row in
                 ClaimResolver.Application(
-                    path: FilePath(row[0] as String), documentTypes: (row[1] as String?).map(DocumentTypeCoding.decode) ?? [],
+                    path: FilePath(row[0] as String), documentTypes: (row[1] as String?).map { DocumentTypeCoding.decode($0, bundle: FilePath(row[0] as String)) } ?? [],
                     typeDeclarations: (row[2] as String?).map(TypeDeclarationCoding.decode) ?? [])
             }
         }

@@ -98,18 +98,28 @@ enum StampCoding {
 private let backslash = UInt8(ascii: "\\")
 private let newline = UInt8(ascii: "\n")
 
+/// CFBundleDocumentTypes as JSON. The icon a document type names is kept relative to its bundle
+/// (`iconInBundle`), so that a bundle renamed with its subtree (one UPDATE of paths) still names
+/// it; rows written before kept it absolute (`iconPath`), which is still read.
 enum DocumentTypeCoding {
-    static func encode(_ types: [DocumentType]) -> String {
+    static func encode(_ types: [DocumentType], bundle: FilePath) -> String {
         JSONValue.array(types.map { type in
-            .object([
+            var members: [(String, JSONValue)] = [
                 ("name", .optional(type.name)), ("role", .optional(type.role)), ("extensions", .strings(type.extensions)),
-                ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage)),
-                ("iconFile", .optional(type.iconFile)), ("iconPath", .optional(type.iconPath?.string)),
-            ])
+                ("contentTypes", .strings(type.contentTypes)), ("isPackage", .bool(type.isPackage)), ("iconFile", .optional(type.iconFile)),
+            ]
+            if let icon = type.iconPath {
+                if let relative = icon.relative(to: bundle), !relative.isEmpty {
+                    members.append(("iconInBundle", .string(relative.string)))
+                } else {
+                    members.append(("iconPath", .string(icon.string)))
+                }
+            }
+            return .object(members)
         }).serialized()
     }
 
-    static func decode(_ json: String) -> [DocumentType] {
+    static func decode(_ json: String, bundle: FilePath) -> [DocumentType] {
         guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
         return entries.map { entry in
             DocumentType(
@@ -117,7 +127,8 @@ enum DocumentTypeCoding {
                 extensions: entry["extensions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 contentTypes: entry["contentTypes"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 isPackage: entry["isPackage"] == .bool(true),
-                iconFile: entry["iconFile"]?.stringValue, iconPath: entry["iconPath"]?.stringValue.map { FilePath($0) })
+                iconFile: entry["iconFile"]?.stringValue,
+                iconPath: entry["iconInBundle"]?.stringValue.map { bundle.appending(FilePath($0)) } ?? entry["iconPath"]?.stringValue.map { FilePath($0) })
         }
     }
 }

@@ -29,7 +29,7 @@ public enum RecordCoding {
                 .array([.string(name.string), .dictionary(table.mapValues(PlistValue.string))])
             }),
             "binaries": .array(record.binaries.map(encode)),
-            "documentTypes": .string(DocumentTypeCoding.encode(record.documentTypes)),
+            "documentTypes": .string(DocumentTypeCoding.encode(record.documentTypes, bundle: record.key)),
             "typeDeclarations": .string(TypeDeclarationCoding.encode(record.typeDeclarations)),
             "errors": .array(record.errors.map(PlistValue.string)),
             "warnings": .array(record.warnings.map(PlistValue.string)),
@@ -79,7 +79,7 @@ public enum RecordCoding {
         record.executable = path("executable")
         record.binaries = fields["binaries"]?.array?.compactMap(decodeSlice) ?? []
         record.icon = path("icon")
-        record.documentTypes = DocumentTypeCoding.decode(text("documentTypes") ?? "[]")
+        record.documentTypes = DocumentTypeCoding.decode(text("documentTypes") ?? "[]", bundle: record.key)
         record.typeDeclarations = TypeDeclarationCoding.decode(text("typeDeclarations") ?? "[]")
         record.backup = text("backup").flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:))
         if case let .integer(flags)? = fields["finderFlags"] { record.finderFlags = UInt16(truncatingIfNeeded: flags) }

@@ -230,6 +230,10 @@ extension Watcher {
                 guard let destination = path.moved(from: rename.from, to: rename.to) else { continue }
                 var renamed = source
                 renamed.path = destination
+                // Its document types' icons moved with it (rule 21's claimed-document icon).
+                for index in renamed.documentTypes.indices {
+                    renamed.documentTypes[index].iconPath = renamed.documentTypes[index].iconPath.map { $0.moved(from: rename.from, to: rename.to) ?? $0 }
+                }
                 sources[destination] = renamed
                 deleted.remove(destination)
             }

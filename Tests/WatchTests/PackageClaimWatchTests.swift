@@ -11,8 +11,10 @@ import TestSupport
 /// unless a type declaration changed. After every kind of change the catalogue equals a fresh
 /// index's (claims included), and the claimed directories read as packages.
 @Suite(.serialized) struct PackageClaimWatchTests {
-    static func claimingPackages(_ ext: String) -> [String: PlistValue] {
-        ["CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string(ext)]), "LSTypeIsPackage": .bool(true)])])]
+    static func claimingPackages(_ ext: String, icon: String? = nil) -> [String: PlistValue] {
+        var type: [String: PlistValue] = ["CFBundleTypeExtensions": .array([.string(ext)]), "LSTypeIsPackage": .bool(true)]
+        if let icon { type["CFBundleTypeIconFile"] = .string(icon) }
+        return ["CFBundleDocumentTypes": .array([.dictionary(type)])]
     }
 
     static func declaring(_ type: String, ext: String, conformsTo parent: String) -> [String: PlistValue] {
@@ -37,13 +39,15 @@ import TestSupport
         try fixture.converge("initial index")
         #expect(try !isPackage(fixture, "Documents/Doc.pkgdoc"))
 
-        // The first change after a scan computes claims whole (and the book with them).
-        tree.macApp("Apps/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc"))
+        // The first change after a scan computes claims whole (and the book with them). The
+        // claimed documents show the claiming type's icon (rule 21), which moves with a rename.
+        tree.file("Apps/Plain.app/Contents/Resources/Doc.icns", IconFixtures.icns([("ic07", IconFixtures.png(IconFixtures.disc(side: 16, red: 9, green: 9, blue: 9)))]))
+        tree.macApp("Apps/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc", icon: "Doc.icns"))
         try fixture.converge("an application's document types now claim pkgdoc")
         #expect(try isPackage(fixture, "Documents/Doc.pkgdoc"))
 
         // A change that brings nothing new to rule 14: the claims stay.
-        tree.macApp("Apps/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc").merging(["CFBundleVersion": .string("2")]) { $1 })
+        tree.macApp("Apps/Plain.app", identifier: "org.example.plain", info: Self.claimingPackages("pkgdoc", icon: "Doc.icns").merging(["CFBundleVersion": .string("2")]) { $1 })
         try fixture.converge("a version bump")
         #expect(try isPackage(fixture, "Documents/Doc.pkgdoc"))
 
@@ -59,12 +63,25 @@ import TestSupport
         #expect(try isPackage(fixture, "Documents/Budget.pkgsheet"))
 
         // Renamed: the claims stay with the application, under its new path.
+        #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).bundle(atPath: tree.path("Documents/Doc.pkgdoc"))?.record.icon
+                == FilePath(tree.path("Apps/Plain.app/Contents/Resources/Doc.icns")))
         tree.rename("Apps/Plain.app", "Apps/Renamed.app")
         try fixture.converge("a claiming application renamed")
         #expect(try isPackage(fixture, "Documents/Doc.pkgdoc"))
+        #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).bundle(atPath: tree.path("Documents/Doc.pkgdoc"))?.record.icon
+                == FilePath(tree.path("Apps/Renamed.app/Contents/Resources/Doc.icns")))
         tree.rename("Apps/Declarer.app", "Apps/Declarer Moved.app")
         try fixture.converge("a declaring application renamed")
         #expect(try isPackage(fixture, "Documents/Budget.pkgsheet"))
+
+        // The folder above renamed: the application is not read again, its rows move; the icon
+        // it names for claimed documents moves too.
+        tree.rename("Apps", "Programs")
+        try fixture.converge("the applications' folder renamed")
+        #expect(try Catalogue(path: fixture.catalogue, mode: .readOnly).bundle(atPath: tree.path("Documents/Doc.pkgdoc"))?.record.icon
+                == FilePath(tree.path("Programs/Renamed.app/Contents/Resources/Doc.icns")))
+        tree.rename("Programs", "Apps")
+        try fixture.converge("the applications' folder renamed back")
 
         // The declaration no longer conforms to a package type: the viewer's claim goes.
         tree.macApp("Apps/Declarer Moved.app", identifier: "org.example.declarer", info: Self.declaring("org.example.sheet", ext: "pkgsheet", conformsTo: "public.data"))
