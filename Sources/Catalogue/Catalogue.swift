@@ -181,9 +181,12 @@ public final class Catalogue: Sendable {
         configuration.label = "bundlefs"
         configuration.readonly = mode == .readOnly
         configuration.prepareDatabase { db in
-            if db.configuration.readonly {
+            if mode == .readOnly {
                 // A reader (a command, a script's query) maps the file instead of copying every
                 // page it reads into its own cache; the daemon, long-lived, reads through its cache.
+                // By the catalogue's mode, not the connection's: a writer's pool reads through
+                // connections of its own that are read-only too, and mapped, the pages a daemon
+                // reads (every bundle's stamps, every application's claims) counted in its memory.
                 try db.execute(sql: "PRAGMA mmap_size = \(readerMapSize)")
             } else {
                 // The catalogue is derived data: durability on power loss matters less than speed,
