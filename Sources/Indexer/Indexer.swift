@@ -19,6 +19,10 @@ public struct IndexSummary: Sendable {
     public var removedDirectories = 0
     public var removedBundles = 0
     public var claimedExtensions: [String] = []
+    /// The claims the run ended with, and the book they were computed with (rule 14): what a
+    /// watcher keeps current afterwards, instead of reading every application again.
+    public var claimed = ClaimedTypes()
+    public var claimBook: PackageClaimBook?
     public var problems: [String] = []
     public var seconds = 0.0
 }
@@ -73,7 +77,8 @@ public struct Indexer: Sendable {
         try catalogue.remove(directories: staleDirectories, bundles: staleBundles)
 
         var summary = IndexSummary(root: rootPath)
-        summary.claimedExtensions = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimed, rootHint: root).claimed.extensions.sorted()
+        summary.claimed = try reconcileClaims(previouslyClaimed: scanOptions.settings.claimed, rootHint: root, book: &summary.claimBook).claimed
+        summary.claimedExtensions = summary.claimed.extensions.sorted()
         try catalogue.recordRoot(rootPath, indexedAt: Double(Clocks.wallNanoseconds()) / 1e9)
 
         let counts = try catalogue.counts(under: rootPath)

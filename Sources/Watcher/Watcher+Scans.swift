@@ -50,16 +50,17 @@ extension Watcher {
     private func rescanRoots(reason: String?) throws {
         let started = Self.now()
         // What the book knew is from before whatever made this rescan (events lost, a fault):
-        // the index recomputes claims whole, and the next change builds the book again.
+        // each index recomputes claims whole, and its book and claims replace the watcher's.
         claimBook = nil
         status.state = reason == nil ? .starting : .rescanning
         writeStatus()
         for root in roots {
-            _ = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root, progress: progress)
+            let summary = try Indexer(catalogue: catalogue, options: scanOptions).index(root: root, progress: progress)
+            claimed = summary.claimed
+            claimBook = summary.claimBook
             try rebuildTree(root: root)
             try verifyBundles(root: root)
         }
-        claimed = try catalogue.claimedTypes()
         // The index wrote straight to the catalogue: whoever presents it reloads (the first
         // time, it loads once the watcher is ready).
         pendingUpdate = CatalogueUpdate()

@@ -42,8 +42,8 @@ public final class Watcher: @unchecked Sendable {
     let lock: FileLock
     var scanRoots: [FilePath: ScanRoot] = [:]
     var claimed = ClaimedTypes()
-    /// What each bundle brings to rule 14, as of the last batch; nil until an application first
-    /// changes after a (re)scan, which wrote claims without it.
+    /// What each bundle brings to rule 14, as of the last batch: the one the last (re)scan's index
+    /// computed claims with; nil when none did (a rescan that failed), until an application changes.
     var claimBook: PackageClaimBook?
     var status: WatchStatus
 
