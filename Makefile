@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo

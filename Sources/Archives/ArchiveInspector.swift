@@ -41,13 +41,8 @@ public struct ArchiveInspector: Sendable {
     /// scan root does). The limits hold for the whole of it: both passes and the inspection.
     public func inspect(archive path: FilePath, open: () throws -> Descriptor) -> Result {
         var result = Result()
-        let tree = ArchiveTree(archive: path)
-        // The last member of each name the rules may read, by its place in the archive: a name
-        // written twice is read as extracting leaves it (unzip, tar -x and bsdtar keep the last).
-        var wanted: [FilePath: Wanted] = [:]
-        // Every regular member's last place, for an executable the rules name only once the Info
-        // files are read.
-        var places: [FilePath: Int] = [:]
+        let isInstaller = FileNames.hasSuffixIgnoringASCIICase(path.lastComponent.string, Array(".pkg".utf8))
+        var listing = Listing(tree: ArchiveTree(archive: path))
         let first: ArchiveReader
         do {
             first = try ArchiveReader(try open(), limits: limits)
@@ -58,12 +53,11 @@ public struct ArchiveInspector: Sendable {
         do {
             var index = 0
             while let member = try first.next() {
-                tree.add(member)
-                guard tree.count <= limits.members else {
-                    throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
+                if isInstaller, InstallerPackage.isPayload(member.path), member.type == .regular {
+                    try listPayload(member, index: index, of: first, into: &listing)
+                } else {
+                    try listing.add(member, at: Place(index: index, payload: nil), limits: limits)
                 }
-                if member.type == .regular { places[member.path] = index }
-                wanted[member.path] = Self.need(member).map { Wanted(index: index, need: $0) }
                 index += 1
             }
             let ignored = [(first.unsafeNames, "leading out of the archive (`..`)"), (first.longNames, "longer than \(limits.nameBytes) bytes")]
@@ -72,29 +66,111 @@ public struct ArchiveInspector: Sendable {
         } catch {
             result.error = "\(error)"
         }
-        result.members = first.membersListed
+        result.error = result.error ?? listing.payloadErrors.sorted { $0.key < $1.key }.first.map { "\($0.key): \($0.value)" }
+        result.members = first.membersListed + listing.payloadMembers
+        let tree = listing.tree
         var spent = Spent(deadline: first.deadline, bytes: first.decompressedBytes)
-        if !wanted.isEmpty { spent = readWanted(wanted, into: tree, open: open, after: spent, error: &result.error) }
+        if !listing.wanted.isEmpty { spent = readWanted(listing.wanted, listing: listing, open: open, after: spent, error: &result.error) }
         result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
-        if FileNames.hasSuffixIgnoringASCIICase(path.lastComponent.string, Array(".pkg".utf8)) {
-            result.installer = InstallerPackage(members: tree.contents.filter { InstallerPackage.isMetadata($0.key) })
-        }
         // Rule 27: the rules, not mode bits, decide what is read. An executable that the Info file
         // names and nothing above guessed (no execute bit, a name other than its bundle's) is read
         // in one more pass, within what is left of the limits.
         let unread = Self.executablesNotRead(result.records, in: tree, archive: path)
-            .compactMap { member in places[member].map { (member, Wanted(index: $0, need: .headers)) } }
+            .compactMap { member in listing.places[member].map { (member, Wanted(place: $0, need: .headers)) } }
         if !unread.isEmpty, result.error == nil {
-            _ = readWanted(Dictionary(unread, uniquingKeysWith: { $1 }), into: tree, open: open, after: spent, error: &result.error)
+            _ = readWanted(Dictionary(unread, uniquingKeysWith: { $1 }), listing: listing, open: open, after: spent, error: &result.error)
             result.records = inspectDirectories(of: tree, archive: path, deadline: spent.deadline, error: &result.error)
+        }
+        if isInstaller {
+            let metadata = tree.contents.filter { InstallerPackage.isMetadata($0.key) && listing.places[$0.key]?.payload == nil }
+            var installer = InstallerPackage(members: metadata)
+            installer.payloadErrors = listing.payloadErrors
+            installer.place(&result.records, payloads: listing.payloads.keys)
+            // A product archive's component directories (`Editor.pkg/`) are its layout, not packages.
+            let layout = Set(listing.payloads.keys.map(\.parent) + installer.components.map(\.directory)).filter { !$0.isEmpty }
+            result.records.removeAll { record in record.member.map(layout.contains) ?? false }
+            result.installer = installer
         }
         return result
     }
 
+    /// Where a member is in the archive: its place in the archive's stream, or in a payload's.
+    struct Place {
+        var index: Int
+        /// The payload member it is inside (rule 33), if any.
+        var payload: FilePath?
+    }
+
     /// A member to read, at its last place in the archive.
     struct Wanted {
-        var index: Int
+        var place: Place
         var need: Need
+    }
+
+    /// What the first pass found: the member tree, what the rules may read and where each member is.
+    struct Listing {
+        let tree: ArchiveTree
+        // The last member of each name the rules may read, by its place in the archive: a name
+        // written twice is read as extracting leaves it (unzip, tar -x and bsdtar keep the last).
+        var wanted: [FilePath: Wanted] = [:]
+        // Every regular member's last place, for an executable the rules name only once the Info
+        // files are read.
+        var places: [FilePath: Place] = [:]
+        /// The payloads opened (rule 33), each at its place in the archive.
+        var payloads: [FilePath: Int] = [:]
+        /// Payloads that could not be read whole, and why, by payload member.
+        var payloadErrors: [FilePath: String] = [:]
+        var payloadMembers = 0
+
+        init(tree: ArchiveTree) { self.tree = tree }
+
+        mutating func add(_ member: ArchiveMember, at place: Place, limits: ArchiveLimits) throws(ArchiveError) {
+            tree.add(member)
+            guard tree.count <= limits.members else {
+                throw ArchiveError("more than \(limits.members) members (with the directories their names imply); the rest is not read")
+            }
+            if member.type == .regular { places[member.path] = place }
+            wanted[member.path] = ArchiveInspector.need(member, inPayload: place.payload != nil).map { Wanted(place: place, need: $0) }
+        }
+    }
+
+    /// Lists an installer's payload (rule 33) into the tree under its member's path, which becomes
+    /// a directory, and reads what the rules may need of its members as they pass: a payload is
+    /// decompressed once, not once per pass. One that cannot be opened (`pbzx`, not cpio) stays a
+    /// file; its error, or that of one that stops partway, is kept, and the archive's own limits
+    /// still stop everything.
+    private func listPayload(_ member: ArchiveMember, index: Int, of reader: ArchiveReader, into listing: inout Listing) throws(ArchiveError) {
+        let payload: ArchiveReader
+        do {
+            payload = try ArchiveReader(payloadOf: reader)
+        } catch {
+            listing.payloadErrors[member.path] = "\(error)"
+            return try listing.add(member, at: Place(index: index, payload: nil), limits: limits)
+        }
+        var directory = member
+        directory.type = .directory
+        try listing.add(directory, at: Place(index: index, payload: nil), limits: limits)
+        listing.payloads[member.path] = index
+        defer { listing.payloadMembers += payload.membersListed }
+        var position = 0
+        do {
+            while let inner = try payload.next() {
+                var placed = inner
+                placed.path = member.path.appending(inner.path)
+                try listing.add(placed, at: Place(index: position, payload: member.path), limits: limits)
+                position += 1
+                guard let want = listing.wanted.removeValue(forKey: placed.path) else { continue }
+                do {
+                    try read(want.need, of: placed, from: payload, into: listing.tree)
+                } catch {
+                    listing.tree.readErrors[placed.path] = "\(placed.path): not read: \(error)"
+                    throw error
+                }
+            }
+            if payload.unsafeNames > 0 { listing.payloadErrors[member.path] = "\(payload.unsafeNames) member names leading out of the payload (`..`) ignored" }
+        } catch {
+            listing.payloadErrors[member.path] = "\(error)"
+        }
     }
 
     /// The executables records name whose headers were not read (nor tried).
@@ -113,18 +189,20 @@ public struct ArchiveInspector: Sendable {
         var bytes: Int64
     }
 
-    /// What the rules may read of a member: its bytes, its first bytes, its headers, or nothing.
+    /// What the rules may read of a member: its bytes, its first bytes, its headers, or nothing;
+    /// or, for an installer's payload, members inside it.
     enum Need {
-        case contents, prefix, headers
+        case contents, prefix, headers, payload
     }
 
-    static func need(_ member: ArchiveMember) -> Need? {
+    /// `inPayload`: a member of an installer's payload is never the installer's own metadata.
+    static func need(_ member: ArchiveMember, inPayload: Bool = false) -> Need? {
         guard member.type == .regular else { return nil }
         let name = member.path.lastComponent.string.lowercased()
         let parent = member.path.parent.lastComponent.string
         if name == "info.plist" || name == "info-gnustep.plist" || name == "infoplist.strings" { return .contents }
         if name == "current" && parent == "Versions" { return .contents }
-        if InstallerPackage.isMetadata(member.path) { return .contents }
+        if !inPayload, InstallerPackage.isMetadata(member.path) { return .contents }
         if name.hasSuffix(".png") { return .prefix }
         // Executables where they usually are: in MacOS/, in a dSYM's DWARF/, named as their bundle
         // at its top or in Versions/X (frameworks, GNUstep), or marked executable. Others that an
@@ -142,27 +220,33 @@ public struct ArchiveInspector: Sendable {
         return components.count >= 4 && components[components.count - 3] == "Versions" && isBundle(components[components.count - 4])
     }
 
-    /// Reads the wanted members in one pass; gives back what the limits have left.
-    private func readWanted(_ wanted: [FilePath: Wanted], into tree: ArchiveTree, open: () throws -> Descriptor, after spent: Spent,
+    /// Reads the wanted members in one pass; gives back what the limits have left. A payload with
+    /// members wanted is opened again where the pass reaches it, and read forward once.
+    private func readWanted(_ wanted: [FilePath: Wanted], listing: Listing, open: () throws -> Descriptor, after spent: Spent,
                             error: inout String?) -> Spent {
         var after = spent
+        var outer: [Int: (path: FilePath, want: Wanted)] = [:]
+        var inPayloads: [FilePath: [Int: (path: FilePath, want: Wanted)]] = [:]
+        for (path, want) in wanted {
+            if let payload = want.place.payload, let index = listing.payloads[payload] {
+                inPayloads[payload, default: [:]][want.place.index] = (path, want)
+                outer[index] = (payload, Wanted(place: Place(index: index, payload: nil), need: .payload))
+            } else {
+                outer[want.place.index] = (path, want)
+            }
+        }
+        let tree = listing.tree
         do {
             let reader = try ArchiveReader(try open(), limits: limits, deadline: spent.deadline, earlierBytes: spent.bytes)
             defer { after.bytes = reader.decompressedBytes }
-            var left = wanted.count
-            var index = -1
-            while left > 0, let member = try reader.next() {
-                index += 1
-                guard let want = wanted[member.path], want.index == index else { continue }
-                left -= 1
-                if member.isEncrypted {
-                    tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
-                    continue
-                }
-                switch want.need {
-                case .contents: tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
-                case .prefix: tree.contents[member.path] = try reader.read(limit: 64)
-                case .headers: tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
+            try read(outer, from: reader, into: tree) { payload in
+                guard let members = inPayloads[payload] else { return }
+                do {
+                    try read(members, from: try ArchiveReader(payloadOf: reader), into: tree, prefix: payload) { _ in }
+                } catch let failure {
+                    for (path, _) in members.values where tree.contents[path] == nil && tree.binaries[path] == nil {
+                        tree.readErrors[path] = tree.readErrors[path] ?? "\(path): not read: \(failure)"
+                    }
                 }
             }
         } catch let failure {
@@ -172,6 +256,41 @@ public struct ArchiveInspector: Sendable {
             }
         }
         return after
+    }
+
+    /// One pass over `reader`'s members, reading those `wanted` names by place into the tree
+    /// (their paths under `prefix`, a payload's member); `payload` opens a payload where it is reached.
+    private func read(_ wanted: [Int: (path: FilePath, want: Wanted)], from reader: ArchiveReader, into tree: ArchiveTree, prefix: FilePath? = nil,
+                      payload: (FilePath) throws -> Void) throws {
+        var left = wanted.count
+        var index = -1
+        while left > 0, let member = try reader.next() {
+            index += 1
+            let path = prefix.map { $0.appending(member.path) } ?? member.path
+            guard let entry = wanted[index], entry.path == path else { continue }
+            left -= 1
+            if entry.want.need == .payload {
+                try payload(path)
+            } else {
+                var placed = member
+                placed.path = path
+                try read(entry.want.need, of: placed, from: reader, into: tree)
+            }
+        }
+    }
+
+    /// What the rules need of the current member (`member.path` its place in the tree).
+    private func read(_ need: Need, of member: ArchiveMember, from reader: ArchiveReader, into tree: ArchiveTree) throws(ArchiveError) {
+        if member.isEncrypted {
+            tree.readErrors[member.path] = "\(member.path): encrypted in the archive; not read"
+            return
+        }
+        switch need {
+        case .contents: tree.contents[member.path] = try reader.read(limit: limits.memberBytes)
+        case .prefix: tree.contents[member.path] = try reader.read(limit: 64)
+        case .headers: tree.binaries[member.path] = BinaryReader.read(reader.memberSource(), file: member.path)
+        case .payload: break
+        }
     }
 
     /// Every directory of the tree through the rules, parents first; the structural directories of

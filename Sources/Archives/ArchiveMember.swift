@@ -28,6 +28,11 @@ public struct ArchiveMember: Sendable, Equatable {
         self.isEncrypted = isEncrypted
     }
 
+    /// Whether a member name says only "here" (`.`, `./`, `/`): the archive's top, not a member.
+    static func isTop(_ raw: [UInt8]) -> Bool {
+        raw.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).allSatisfy { $0.elementsEqual([UInt8(ascii: ".")]) }
+    }
+
     /// A member path made relative and checked: nil when it climbs out (`..`) or is empty.
     static func normalized(_ raw: [UInt8]) -> FilePath? {
         var components: [FileName] = []

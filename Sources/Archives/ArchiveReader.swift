@@ -10,7 +10,10 @@ public import SystemCalls
 /// reads forward, so each member's data can be read only while it is the current one.
 public final class ArchiveReader {
     private let handle: OpaquePointer
-    private let file: Descriptor
+    /// What the archive is read from: a file kept open while reading, or, for an installer's
+    /// payload, the current member of another reader.
+    private let file: Descriptor?
+    private let payload: PayloadFeed?
     public let limits: ArchiveLimits
     /// On the monotonic clock; shared by the passes over one archive.
     public let deadline: Double
@@ -20,6 +23,10 @@ public final class ArchiveReader {
     public private(set) var longNames = 0
     public private(set) var membersListed = 0
     private var dataRead: Int64 = 0
+    /// What payloads read inside this archive's members decompressed (rule 33): the archive's budget.
+    fileprivate var payloadBytes: Int64 = 0
+    /// The current member's bytes read so far.
+    private var memberRead: Int64 = 0
     /// Bytes an earlier pass over the same archive decompressed: the budget is the archive's.
     private let earlierBytes: Int64
     private var current: ArchiveMember?
@@ -41,6 +48,7 @@ public final class ArchiveReader {
         archive_read_support_format_cpio(handle)
         self.handle = handle
         self.file = file
+        self.payload = nil
         self.limits = limits
         self.deadline = deadline ?? Clocks.monotonicSeconds() + limits.seconds
         self.earlierBytes = earlierBytes
@@ -50,7 +58,39 @@ public final class ArchiveReader {
         }
     }
 
-    deinit { archive_read_free(handle) }
+    /// The cpio archive in `outer`'s current member (rule 33: an installer's `Payload`, gzip, bzip2
+    /// or xz compressed), read as that member's data is read: forward, once, never written
+    /// anywhere. `outer`'s deadline and byte budget hold for both; what the payload decompresses
+    /// counts in `outer`'s budget when it is done. Apple's `pbzx` is refused with an error.
+    public init(payloadOf outer: ArchiveReader) throws(ArchiveError) {
+        let feed = PayloadFeed(outer: outer)
+        let start = try feed.first()
+        guard !start.isEmpty else { throw ArchiveError("the payload is empty") }
+        guard !start.starts(with: Array("pbzx".utf8)) else {
+            throw ArchiveError("the payload is compressed with Apple's pbzx, which bundlefs does not read")
+        }
+        guard let handle = archive_read_new() else { throw ArchiveError("libarchive could not start") }
+        archive_read_support_filter_all(handle)
+        archive_read_support_format_cpio(handle)
+        self.handle = handle
+        self.file = nil
+        self.payload = feed
+        self.limits = outer.limits
+        self.deadline = outer.deadline
+        self.earlierBytes = outer.decompressedBytes
+        let opened = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, { _, context, buffer in
+            guard let context, let buffer else { return -1 }
+            return Unmanaged<PayloadFeed>.fromOpaque(context).takeUnretainedValue().next(buffer)
+        }, nil)
+        guard opened == ARCHIVE_OK else {
+            throw ArchiveError("the payload is not a cpio archive bundlefs reads: \(feed.failure?.description ?? Self.message(handle))")
+        }
+    }
+
+    deinit {
+        payload?.outer.payloadBytes += passBytes
+        archive_read_free(handle)
+    }
 
     /// The format libarchive found (`ZIP 2.0 (deflation)`, `POSIX pax interchange format`, ...).
     public var formatName: String { archive_format_name(handle).map { String(cString: $0) } ?? "unknown" }
@@ -71,7 +111,7 @@ public final class ArchiveReader {
             if status == ARCHIVE_EOF { current = nil; return nil }
             if status == ARCHIVE_RETRY { continue }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-                throw ArchiveError("after \(membersListed) members: \(Self.message(handle))")
+                throw ArchiveError("after \(membersListed) members: \(failure)")
             }
             membersListed += 1
             guard membersListed <= limits.members else { throw ArchiveError("more than \(limits.members) members; the rest is not read") }
@@ -87,7 +127,8 @@ public final class ArchiveReader {
                 continue
             }
             guard let path = ArchiveMember.normalized(raw) else {
-                unsafeNames += 1
+                // The archive's own top (`.`, which `find . | cpio -o` writes first) is no member.
+                if !ArchiveMember.isTop(raw) { unsafeNames += 1 }
                 continue
             }
             let type: FileType = switch archive_entry_filetype(entry) {
@@ -103,30 +144,41 @@ public final class ArchiveReader {
                 linkTarget: target, isEncrypted: archive_entry_is_encrypted(entry) != 0, sizeIsKnown: archive_entry_size_is_set(entry) != 0)
             current = member
             currentConsumed = false
+            memberRead = 0
             return member
         }
     }
 
     /// The current member's data, at most `limit` bytes.
     public func read(limit: Int) throws(ArchiveError) -> [UInt8] {
-        guard let member = current else { throw ArchiveError("no member to read") }
-        guard !member.isEncrypted else { throw ArchiveError("\(member.path) is encrypted") }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        // No more than the header says: libarchive's xar reader hands a second member's data
-        // padded with as many zeros as the first member had bytes.
-        let limit = member.sizeIsKnown ? min(limit, Int(clamping: max(0, member.size))) : limit
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(64 * 1024, limit)), alignment: 16)
+        defer { chunk.deallocate() }
         while bytes.count < limit {
-            try checkTime()
             let wanted = min(chunk.count, limit - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress, wanted) }
-            if count == 0 { currentConsumed = true; break }
-            guard count > 0 else { throw ArchiveError("\(member.path): \(Self.message(handle))") }
-            bytes += chunk[0..<count]
-            dataRead += Int64(count)
-            try checkBudget()
+            let count = try readChunk(into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]))
+            if count == 0 { break }
+            bytes += chunk[..<count]
         }
         return bytes
+    }
+
+    /// The current member's next bytes, as many as fit in `buffer` or fewer; 0 at its end.
+    func readChunk(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+        guard let member = current else { throw ArchiveError("no member to read") }
+        guard !member.isEncrypted else { throw ArchiveError("\(member.path) is encrypted") }
+        try checkTime()
+        // No more than the header says: libarchive's xar reader hands a second member's data
+        // padded with as many zeros as the first member had bytes.
+        let left = member.sizeIsKnown ? Int(clamping: max(0, member.size - memberRead)) : Int.max
+        let wanted = min(buffer.count, left)
+        let count = wanted == 0 ? 0 : archive_read_data(handle, buffer.baseAddress, wanted)
+        if count == 0 { currentConsumed = true; return 0 }
+        guard count > 0 else { throw ArchiveError("\(member.path): \(failure)") }
+        dataRead += Int64(count)
+        memberRead += Int64(count)
+        try checkBudget()
+        return count
     }
 
     /// A forward-only byte source over the current member, for header readers whose reads move
@@ -158,7 +210,7 @@ public final class ArchiveReader {
             let status = archive_read_data_block(handle, &block, &size, &offset)
             if status == ARCHIVE_EOF { return }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN else {
-                throw ArchiveError("after \(membersListed) members: \(Self.message(handle))")
+                throw ArchiveError("after \(membersListed) members: \(failure)")
             }
             try checkBudget()
         }
@@ -167,7 +219,10 @@ public final class ArchiveReader {
     /// Bytes decompressed so far by this pass and those before it.
     public var decompressedBytes: Int64 { earlierBytes + passBytes }
 
-    private var passBytes: Int64 { (archive_filter_count(handle) > 1 ? archive_filter_bytes(handle, 0) : 0) + dataRead }
+    private var passBytes: Int64 { (archive_filter_count(handle) > 1 ? archive_filter_bytes(handle, 0) : 0) + dataRead + payloadBytes }
+
+    /// Why libarchive stopped: for a payload, what stopped its member's reader first.
+    private var failure: String { payload?.failure?.description ?? Self.message(handle) }
 
     private func checkTime() throws(ArchiveError) {
         guard Clocks.monotonicSeconds() <= deadline else { throw ArchiveError(Self.timeError(limits)) }
@@ -194,6 +249,40 @@ public final class ArchiveReader {
 
     static func bytes(_ text: UnsafePointer<CChar>) -> [UInt8] {
         Array(UnsafeRawBufferPointer(start: text, count: strlen(text)).bindMemory(to: UInt8.self))
+    }
+}
+
+/// Feeds a payload's reader (`ArchiveReader(payloadOf:)`) from the outer reader's current member,
+/// 64 KiB at a time. An error of the outer reader (its clock, its budget, a damaged member) is kept
+/// for the message: libarchive only hears that the read failed.
+final class PayloadFeed {
+    let outer: ArchiveReader
+    private(set) var failure: ArchiveError?
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Bytes read to look at the payload's start, handed to libarchive first.
+    private var pending = 0
+
+    init(outer: ArchiveReader) { self.outer = outer }
+    deinit { buffer.deallocate() }
+
+    /// The payload's first bytes (up to 64 KiB), kept for libarchive's first read.
+    func first() throws(ArchiveError) -> UnsafeRawBufferPointer {
+        pending = try outer.readChunk(into: buffer)
+        return UnsafeRawBufferPointer(rebasing: buffer[..<pending])
+    }
+
+    func next(_ start: UnsafeMutablePointer<UnsafeRawPointer?>) -> la_ssize_t {
+        start.pointee = UnsafeRawPointer(buffer.baseAddress)
+        if pending > 0 {
+            defer { pending = 0 }
+            return la_ssize_t(pending)
+        }
+        do {
+            return la_ssize_t(try outer.readChunk(into: buffer))
+        } catch {
+            failure = failure ?? error
+            return -1
+        }
     }
 }
 

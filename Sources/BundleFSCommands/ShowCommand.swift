@@ -54,6 +54,9 @@ struct ShowCommand: ParsableCommand {
             ("Display name", record.displayName(for: languages)),
         ]
         if let member = record.member { lines.append(("Member", member.string)) }
+        if let installation = record.installation {
+            lines.append(("Installs to", installation.installsTo.string + (installation.component.map { " (component \($0))" } ?? "")))
+        }
         lines += [
             ("Identifier", record.identifier ?? "-"),
             ("Kind", record.kind.rawValue),
@@ -106,6 +109,7 @@ extension ShowCommand {
             for bundle in component.bundles {
                 lines.append(("Installs", "\(bundle.identifier ?? "-") \(bundle.version ?? "-") at \(component.installPath(of: bundle.path))"))
             }
+            if let error = installer.payloadErrors[directory.appending("Payload")] { lines.append(("Payload error", error)) }
         }
         for problem in installer.problems { lines.append(("Error", problem)) }
         let width = lines.map(\.0.count).max() ?? 0

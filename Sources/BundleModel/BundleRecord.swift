@@ -67,6 +67,20 @@ public struct BundleRecord: Sendable, Equatable {
     /// path inside it (`key` joins them).
     public var archive: FilePath?
     public var member: FilePath?
+    /// For a bundle in an installer's payload (rule 33): the component that installs it and where.
+    public var installation: Installation?
+
+    public struct Installation: Sendable, Equatable, Hashable {
+        /// The component's identifier (`PackageInfo`'s `identifier`), when it has one.
+        public var component: String?
+        /// The install location joined with the bundle's path in the payload.
+        public var installsTo: FilePath
+
+        public init(component: String?, installsTo: FilePath) {
+            self.component = component
+            self.installsTo = installsTo
+        }
+    }
     /// The files and directories this record was read from, to notice later changes cheaply.
     public var stamps: [FileStamp] = []
 

@@ -110,6 +110,13 @@ enum BundleRow {
                read: { $2.backup = ($0[$1] as String?).flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:)) }),
         Column("archive", write: { $1.bind($2, $0.record.archive?.string) }, read: { $2.archive = ($0[$1] as String?).map { FilePath($0) } }),
         Column("member", write: { $1.bind($2, $0.record.member?.string) }, read: { $2.member = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("installs_to", write: { $1.bind($2, $0.record.installation?.installsTo.string) },
+               read: { row, position, record in
+                   record.installation = (row[position] as String?).map { BundleRecord.Installation(component: record.installation?.component, installsTo: FilePath($0)) }
+               }),
+        Column("component", write: { $1.bind($2, $0.record.installation?.component) },
+               // `installs_to` is read first: a component without an install path is none.
+               read: { $2.installation?.component = $0[$1] as String? }),
         Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
         Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
         Column("warning_count", write: { $1.bind($2, Int64($0.record.warnings.count)) }),

@@ -47,6 +47,8 @@ public enum RecordCoding {
         fields["finderInfoSource"] = record.finderInfoSource.map { .string($0.rawValue) }
         fields["archive"] = record.archive.map { .string($0.string) }
         fields["member"] = record.member.map { .string($0.string) }
+        fields["installsTo"] = record.installation.map { .string($0.installsTo.string) }
+        fields["component"] = record.installation?.component.map { .string($0) }
         return PropertyListWriter.binary(.dictionary(fields))
     }
 
@@ -88,6 +90,7 @@ public enum RecordCoding {
         record.warnings = strings("warnings")
         record.archive = path("archive")
         record.member = path("member")
+        record.installation = path("installsTo").map { BundleRecord.Installation(component: text("component"), installsTo: $0) }
         record.stamps = StampCoding.decode(text("stamps"))
         return record
     }

@@ -347,6 +347,17 @@ enum Schema {
                 DROP TABLE v14_reread;
                 """)
         }
+        migrator.registerMigration("v15") { db in
+            // Rule 33: an installer's payload is opened, and its bundles say which component
+            // installs them and where. Installer packages catalogued before were read without
+            // their payloads: their stamps are spoiled, so the next index or watcher start reads
+            // them again and replaces their bundles (the catalogue is derived data).
+            try db.execute(sql: """
+                ALTER TABLE bundles ADD COLUMN installs_to TEXT;
+                ALTER TABLE bundles ADD COLUMN component TEXT;
+                UPDATE archives SET change_time = -1 WHERE lower(path) LIKE '%.pkg';
+                """)
+        }
         return migrator
     }
 

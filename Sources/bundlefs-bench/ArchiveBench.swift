@@ -12,37 +12,20 @@ enum ArchiveBench {
     static let version = "1"
 
     static func run(binary: String, output: String, runs: Int, report: inout Report) throws {
-        let directory = Paths.join(output, "ipa-tree")
-        let marker = Paths.join(directory, ".bundlefs-bench-ipas")
-        if (try? String(contentsOfFile: marker, encoding: .utf8)) != "\(version) \(count)" {
-            progress("writing \(count) .ipa files in \(directory) ...")
-            removeTree(directory)
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let bench = ArchiveDirectoryBench(directory: Paths.join(output, "ipa-tree"), stamp: "ipa \(version) \(count)")
+        try bench.generateOnce("\(count) .ipa files") {
             let staging = Paths.join(output, "ipa-staging")
             for index in 0..<count {
                 removeTree(staging)
                 writeApp(TreeWriter(root: staging), index: index)
-                let zip = Process()
-                zip.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-                zip.arguments = ["-qry", Paths.join(directory, "App\(index).ipa"), "Payload"]
-                zip.currentDirectoryURL = URL(fileURLWithPath: staging)
-                try zip.run()
-                zip.waitUntilExit()
-                precondition(zip.terminationStatus == 0, "zip failed")
+                let zipped = try Subprocess.run("/usr/bin/zip", ["-qry", Paths.join(bench.directory, "App\(index).ipa"), "Payload"], directory: staging)
+                precondition(zipped.status == 0, "zip failed: \(zipped)")
             }
             removeTree(staging)
-            try "\(version) \(count)".write(toFile: marker, atomically: false, encoding: .utf8)
         }
-        let names = (0..<count).map { Paths.join(directory, "App\($0).ipa") }
-        let listAll = "for f in \"$@\"; do /usr/bin/bsdtar -tf \"$f\"; done > /dev/null"
-        _ = Timing.run("/bin/sh", ["-c", listAll, "sh"] + names)
-        let catalogue = Paths.join(output, "ipa.sqlite")
-        var samples = PairedSamples()
-        for _ in 0..<max(5, runs) {
-            samples.native.append(Timing.run("/bin/sh", ["-c", listAll, "sh"] + names))
-            CatalogueFiles.remove(catalogue)
-            samples.view.append(Timing.run(binary, ["index", directory], environment: ["BUNDLEFS_CATALOGUE": catalogue]))
-        }
+        let names = (0..<count).map { Paths.join(bench.directory, "App\($0).ipa") }
+        let samples = bench.measure(binary: binary, catalogue: Paths.join(output, "ipa.sqlite"), files: names,
+                                    loop: "for f in \"$@\"; do /usr/bin/bsdtar -tf \"$f\"; done > /dev/null", runs: runs)
         report.add("index of \(count) .ipa files", seconds: samples.viewMedian, against: "bsdtar -tf each", baselineSeconds: samples.nativeMedian, goal: "≤ 2x")
         report.notes.append("index of \(count) .ipa files: \(PairedSamples.describe(samples.view)); `bsdtar -tf` of each in a shell loop: \(PairedSamples.describe(samples.native)) (alternating runs)")
     }

@@ -31,10 +31,11 @@ struct Settings {
     var openWith = true
     var symbols = true
     var backup = true
+    var installers = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup] [--skip-installers]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -53,6 +54,7 @@ struct Settings {
             case "--skip-open-with": openWith = false
             case "--skip-symbols": symbols = false
             case "--skip-backup": backup = false
+            case "--skip-installers": installers = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
             default:
@@ -258,6 +260,11 @@ if settings.watch {
 if settings.index {
     progress("archive figures: 1,000 .ipa files, indexed and listed with bsdtar ...")
     try ArchiveBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.installers {
+    progress("installer figures: 1,000 .pkg files, indexed, and listed with their payloads by bsdtar ...")
+    try InstallerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
 }
 
 if settings.view {

@@ -6,10 +6,10 @@ import SystemCalls
 import Testing
 import TestSupport
 
-/// Flat installer packages through `show` (rule 33): a component package and a product archive
-/// of two components, built as xar archives by `bsdtar --format xar` from files our code wrote,
-/// show their product, their components and what each says it installs, and where. (Payloads are
-/// not opened yet: issue 29.)
+/// Flat installer packages through `show`, `index` and `query` (rule 33): a component package and
+/// a product archive of two components, built as xar archives by `bsdtar --format xar` from files
+/// our code wrote, show their product, their components and what each says it installs, and
+/// where; the bundles in their payloads are catalogued with the path each installs to.
 @Suite struct InstallerCommandTests {
     let temporary = TemporaryDirectory("installer-commands")
     var catalogue: String { temporary.appending("catalogue.sqlite") }
@@ -53,7 +53,9 @@ import TestSupport
         try xar(product, tree.path("Suite.pkg"))
 
         let shownTool = try Subprocess.bundlefs(["show", tree.path("Tool.pkg")], catalogue: catalogue)
-        #expect(shownTool.standardOutput.contains("Component: com.example.tool.pkg 3.2 into /usr/local"), "\(shownTool)")
+        #expect(shownTool.standardOutput.contains("Component:     com.example.tool.pkg 3.2 into /usr/local"), "\(shownTool)")
+        // Its payload is four bytes of gzip's magic: an error under the component.
+        #expect(shownTool.standardOutput.contains("Payload error: the payload is not a cpio archive"), "\(shownTool)")
         #expect(!shownTool.standardOutput.contains("Product:"))
 
         let shownSuite = try Subprocess.bundlefs(["show", tree.path("Suite.pkg")], catalogue: catalogue)
@@ -66,5 +68,44 @@ import TestSupport
         // Not a package: a xar named otherwise shows no installer lines.
         try xar(product, tree.path("Suite.xar"))
         #expect(!(try Subprocess.bundlefs(["show", tree.path("Suite.xar")], catalogue: catalogue)).standardOutput.contains("Product:"))
+    }
+
+    /// The bundles in payloads: shown with where they install, catalogued, found by `query
+    /// --in-archives` with `installsTo` and `component` in the JSON; a pbzx payload is an error
+    /// line under its component and fails `show`, and the rest is still catalogued.
+    @Test func payloadBundlesAreShownCataloguedAndFound() throws {
+        let editor = TreeWriter(root: temporary.appending("editor"))
+        editor.macApp("Editor.app", identifier: "com.example.editor", info: ["CFBundleVersion": .string("2.1")])
+        let tree = TreeWriter(root: temporary.appending("tree"))
+        tree.directory("Repository")
+        try InstallerPackageBuilder.build(tree.path("Repository/Editor-2.1.pkg"), components: [
+            .init(identifier: "com.example.editor.pkg", version: "2.1", installLocation: "/Applications", payload: editor.root,
+                  bundles: [("com.example.editor", "./Editor.app")]),
+        ], staging: temporary.appending("staging"))
+        try InstallerPackageBuilder.build(tree.path("Repository/Suite.pkg"), components: [
+            .init(identifier: "com.apple.pkg.Core", version: "1", installLocation: "/", payload: editor.root, compression: .pbzx, directory: "Core.pkg"),
+            .init(identifier: "com.example.viewer.pkg", version: "1.0", installLocation: "/Applications/Utilities", payload: editor.root,
+                  compression: .xz, directory: "Viewer.pkg"),
+        ], product: ("Suite", "com.example.suite", "1.0"), staging: temporary.appending("staging"))
+
+        let shown = try Subprocess.bundlefs(["show", tree.path("Repository/Editor-2.1.pkg")], catalogue: catalogue)
+        #expect(shown.status == 0, "\(shown)")
+        #expect(shown.standardOutput.contains("Installs to:  /Applications/Editor.app (component com.example.editor.pkg)"), "\(shown)")
+        let suite = try Subprocess.bundlefs(["show", tree.path("Repository/Suite.pkg")], catalogue: catalogue)
+        #expect(suite.status == 1)
+        #expect(suite.standardOutput.contains("Payload error:") && suite.standardOutput.contains("pbzx"), "\(suite)")
+        #expect(suite.standardOutput.contains("/Applications/Utilities/Editor.app (component com.example.viewer.pkg)"), "\(suite)")
+
+        let indexed = try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue)
+        try #require(indexed.status == 0, "\(indexed)")
+        let found = try Subprocess.bundlefs(["query", "--in-archives", "--json", "com.example.editor"], catalogue: catalogue)
+        let objects = try #require(try JSONValue.parse(found.standardOutput).arrayValue, "\(found)")
+        let placed = objects.map { ($0["installsTo"]?.stringValue, $0["component"]?.stringValue, $0["member"]?.stringValue) }.sorted { ($0.0 ?? "") < ($1.0 ?? "") }
+        #expect(placed.map(\.0) == ["/Applications/Editor.app", "/Applications/Utilities/Editor.app"], "\(found)")
+        #expect(placed.map(\.1) == ["com.example.editor.pkg", "com.example.viewer.pkg"])
+        #expect(placed.map(\.2) == ["Payload/Editor.app", "Viewer.pkg/Payload/Editor.app"])
+        #expect(objects.contains { $0["archiveError"]?.stringValue?.contains("pbzx") == true })
+        let none = try Subprocess.bundlefs(["query", "--no-archives", "com.example.editor"], catalogue: catalogue)
+        #expect(none.status == 0 && none.standardOutput.isEmpty, "\(none)")
     }
 }

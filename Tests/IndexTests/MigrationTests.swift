@@ -228,3 +228,33 @@ import TestSupport
     }
 }
 
+
+/// v15 adds `bundles.installs_to` and `component` (rule 33). An installer package catalogued
+/// before had its payloads shut; after the migration the next index reads it again, though nothing
+/// in it changed (its directory is unchanged: only the archive's spoiled stamp says so).
+@Suite struct InstallerMigrationTests {
+    @Test func aPackageCataloguedByV14IsReadAgainWithItsPayload() throws {
+        let fixture = try IndexFixture()
+        let payload = TreeWriter(root: fixture.directory.appending("payload"))
+        payload.macApp("Editor.app", identifier: "org.example.editor")
+        fixture.tree.directory("Repository")
+        try InstallerPackageBuilder.build(fixture.tree.path("Repository/Editor.pkg"), components: [
+            .init(identifier: "org.example.editor.pkg", version: "1", installLocation: "/Applications", payload: payload.root),
+        ], staging: fixture.directory.appending("staging"))
+        try fixture.index()
+        // As v14 left it: no columns, and no bundle from the payload.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: """
+                DELETE FROM grdb_migrations WHERE identifier = 'v15';
+                ALTER TABLE bundles DROP COLUMN installs_to;
+                ALTER TABLE bundles DROP COLUMN component;
+                DELETE FROM bundles WHERE archive IS NOT NULL;
+                """)
+        }
+        let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(fixture.tree.root))
+        let editor = try #require(try migrated.bundles(matching: BundleQuery(identifier: "org.example.editor", inArchives: true)).first)
+        #expect(editor.record.installation == BundleRecord.Installation(component: "org.example.editor.pkg", installsTo: FilePath("/Applications/Editor.app")))
+        #expect(try CatalogueDump(migrated) == fixture.freshDump())
+    }
+}

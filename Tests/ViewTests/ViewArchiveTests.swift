@@ -57,5 +57,23 @@ extension MountedViewTests {
             unlink(fixture.tree.path("Downloads/Game.ipa"))
             try poll(timeout: 1, "the removed ipa's identifier to go") { try !listing(view.path(".bundlefs/by-id")).contains("org.example.game") }
         }
-    }
+
+        /// An installer package with one application in its payload (rule 33) is described as an
+        /// `.ipa` is: the application's identifier and version, and its member in the payload.
+        @Test func anInstallerWithOneApplicationCarriesItsAttributes() throws {
+            let payload = TreeWriter(root: fixture.directory.appending("payload"))
+            payload.macApp("Editor.app", identifier: "org.example.editor", info: ["CFBundleVersion": .string("4.2")])
+            fixture.tree.directory("Repository")
+            try InstallerPackageBuilder.build(fixture.tree.path("Repository/Editor.pkg"), components: [
+                .init(identifier: "org.example.editor.pkg", version: "4.2", installLocation: "/Applications", payload: payload.root,
+                      compression: .xz, directory: "Editor.pkg"),
+            ], product: ("Editor", "org.example.editor.product", "4.2"), staging: fixture.directory.appending("staging"))
+            let view = try fixture.mount(languages: "en")
+            let package = view.path("Repository/Editor.pkg")
+            #expect(try FileStatus.of(package).type == .regular)
+            #expect(attribute("user.bundle.identifier", package) == "org.example.editor")
+            #expect(attribute("user.bundle.version", package) == "4.2")
+            #expect(attribute("user.bundle.member", package) == "Editor.pkg/Payload/Editor.app")
+        }
+}
 }

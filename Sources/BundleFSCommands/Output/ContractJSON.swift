@@ -32,6 +32,9 @@ enum ContractJSON {
             ("archive", .optional(record.archive?.string)),
             ("member", .optional(record.member?.string)),
             ("archiveError", .optional(archiveError)),
+            // In an installer's payload (rule 33): where it is installed, and by which component.
+            ("installsTo", .optional(record.installation?.installsTo.string)),
+            ("component", .optional(record.installation?.component)),
             // A Time Machine backup's (rule 34); null for anything else.
             ("backup", record.backup?.json() ?? .null),
         ]

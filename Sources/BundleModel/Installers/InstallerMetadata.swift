@@ -89,6 +89,8 @@ public struct InstallerPackage: Sendable, Equatable {
     public var components: [(directory: FilePath, component: InstallerComponent)]
     /// Metadata files that could not be read, as one-line messages.
     public var problems: [String]
+    /// Payloads that could not be read whole, and why, by payload member (`Payload`, `Editor.pkg/Payload`).
+    public var payloadErrors: [FilePath: String] = [:]
 
     public init(product: InstallerProduct? = nil, components: [(directory: FilePath, component: InstallerComponent)] = [], problems: [String] = []) {
         self.product = product
@@ -97,7 +99,8 @@ public struct InstallerPackage: Sendable, Equatable {
     }
 
     public static func == (a: InstallerPackage, b: InstallerPackage) -> Bool {
-        a.product == b.product && a.problems == b.problems && a.components.map(\.directory) == b.components.map(\.directory)
+        a.product == b.product && a.problems == b.problems && a.payloadErrors == b.payloadErrors
+            && a.components.map(\.directory) == b.components.map(\.directory)
             && a.components.map(\.component) == b.components.map(\.component)
     }
 
@@ -107,6 +110,32 @@ public struct InstallerPackage: Sendable, Equatable {
         let components = member.components
         guard let name = components.last?.string else { return false }
         return (name == "Distribution" && components.count == 1) || (name == "PackageInfo" && components.count <= 2)
+    }
+
+    /// A component's payload: `Payload` at the package's top or one directory down, beside its `PackageInfo`.
+    public static func isPayload(_ member: FilePath) -> Bool {
+        let components = member.components
+        return components.last?.string == "Payload" && components.count <= 2
+    }
+
+    /// The component a payload member belongs to: the one whose `PackageInfo` is beside it, or
+    /// one that says nothing (installed at `/`) when there is none.
+    public func component(ofPayload payload: FilePath) -> InstallerComponent {
+        components.first { $0.directory == payload.parent }?.component ?? InstallerComponent(identifier: nil, version: nil)
+    }
+
+    /// Says of each record found inside a payload (`payloads`: the payload members opened)
+    /// which component installs it and where: the component's install location joined with the
+    /// record's path in the payload.
+    public func place(_ records: inout [BundleRecord], payloads: some Collection<FilePath>) {
+        for index in records.indices {
+            guard let member = records[index].member,
+                  let payload = payloads.first(where: { member.isWithin($0) && member != $0 }),
+                  let relative = member.relative(to: payload) else { continue }
+            let component = component(ofPayload: payload)
+            records[index].installation = BundleRecord.Installation(component: component.identifier,
+                                                                    installsTo: FilePath(component.installPath(of: relative.string)))
+        }
     }
 
     /// From the metadata members' bytes, by member path.
