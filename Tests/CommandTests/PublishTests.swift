@@ -19,8 +19,14 @@ import TestSupport
 
     /// The sample tree, plus names that are bytes: NFC and NFD twins, invalid UTF-8, a control
     /// character, and an identifier in mixed case.
-    func writeTree() {
+    func writeTree() throws {
         SampleTree.write(to: tree.root)
+        let payload = TreeWriter(root: temporary.appending("payload"))
+        payload.macApp("Editor.app", identifier: "com.example.editor")
+        tree.directory("Repository")
+        try InstallerPackageBuilder.build(tree.path("Repository/Editor.pkg"), components: [
+            .init(identifier: "com.example.editor.pkg", version: "1", installLocation: "/Applications", payload: payload.root),
+        ], staging: temporary.appending("staging"))
         tree.macApp("Names/\(PublishNames.nfc)/Writer.app", identifier: "com.example.Writer.NFC")
         tree.macApp("Names/\(PublishNames.nfd)/Writer.app", identifier: "com.example.writer.nfd")
         tree.macApp("Names/\(PublishNames.invalid).app", identifier: "com.example.bytes")
@@ -32,7 +38,7 @@ import TestSupport
     /// JSON, with the host added.
     @Test func databaseQueriesEqualLocalOnes() throws {
         let server = try PostgresServer()
-        writeTree()
+        try writeTree()
         #expect(try bundlefs(["index", tree.root]).status == 0)
         let published = try bundlefs(["publish", server.url, "--host", "alpha"])
         #expect(published.status == 0, "\(published)")
@@ -59,6 +65,9 @@ import TestSupport
             let remoteTable = try bundlefs(["query", "--database", server.url, "--host", "alpha"] + query).standardOutput
             #expect(Self.withoutHostColumn(remoteTable) == Self.normalizedTable(localTable), "\(query)")
         }
+        // A repository's installers: what each installs, and where.
+        let installed = try JSONValue.parse(try bundlefs(["query", "--in-archives", "--json", "--database", server.url, "com.example.editor"]).standardOutput)
+        #expect(installed.arrayValue?.map { $0["installsTo"] } == [.string("/Applications/Editor.app")], "\(installed)")
         // The fleet's backup inventory: which Macs are backed up where, and when last.
         let backups = try JSONValue.parse(try bundlefs(["query", "--kind", "backup", "--json", "--database", server.url]).standardOutput).arrayValue
         #expect(backups?.map { $0["backup"]?["model"] } == [.string(TreeWriter.Backup().model)])
