@@ -117,6 +117,10 @@ enum BundleRow {
         Column("component", write: { $1.bind($2, $0.record.installation?.component) },
                // `installs_to` is read first: a component without an install path is none.
                read: { $2.installation?.component = $0[$1] as String? }),
+        // Rule 29's claims of an installed application, packed (`ApplicationClaims`); written, never read back into a record.
+        Column("launch_claims", write: { source, statement, index in
+            if let claims = ApplicationClaims.encode(source.record) { statement.bind(index, bytes: claims) } else { statement.bind(index, nil as Int64?) }
+        }),
         Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
         Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
         Column("warning_count", write: { $1.bind($2, Int64($0.record.warnings.count)) }),

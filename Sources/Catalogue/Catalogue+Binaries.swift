@@ -65,7 +65,6 @@ extension Catalogue {
     /// The indexes a first index builds afterwards, by name.
     static let deferredIndexes: [(name: String, sql: String)] = [
         ("binaries_by_uuid", uuidIndexSQL),
-        ("launch_claims_by_bundle", "CREATE INDEX IF NOT EXISTS launch_claims_by_bundle ON launch_claims(bundle_id)"),
         ("type_tags_by_value", "CREATE INDEX IF NOT EXISTS type_tags_by_value ON type_tags(kind, value)"),
         ("type_tags_by_bundle", "CREATE INDEX IF NOT EXISTS type_tags_by_bundle ON type_tags(bundle_id)"),
     ]
@@ -73,21 +72,35 @@ extension Catalogue {
     /// Runs `body` (a scan's writes) without those indexes when nothing is catalogued yet, and
     /// builds them afterwards, also when `body` throws. Lookups meanwhile read the small tables
     /// whole; a process killed in between gets them back when the catalogue is next opened to write.
+    /// Launch Services' lists are the same: not mended as each application is written, but made
+    /// whole at the end (`LaunchLists.rebuild`), once, in one pass over the applications' rows.
     public func buildingIndexesAfterwards<T>(_ body: () throws -> T) throws -> T {
         let empty = try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM bundles LIMIT 1)") == 0 }
         guard empty else { return try body() }
-        try write { db in for index in Self.deferredIndexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") } }
+        try write { db in
+            for index in Self.deferredIndexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") }
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(LaunchLists.insertTrigger)")
+        }
         defer { try? write { db in try Self.createMissingIndexes(db) } }
         return try body()
     }
 
     static func createMissingIndexes(_ db: Database) throws {
         for index in deferredIndexes { try db.execute(sql: index.sql) }
+        if try !hasLaunchTrigger(db) {
+            try LaunchLists.rebuild(db)
+            try db.execute(sql: LaunchLists.insertTriggerSQL)
+        }
+    }
+
+    static func hasLaunchTrigger(_ db: Database) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [LaunchLists.insertTrigger]) == 1
     }
 
     /// Whether one of them is missing (a first index was killed before building them).
     static func missesIndexes(_ db: Database) throws -> Bool {
         let names = deferredIndexes.map { "'\($0.name)'" }.joined(separator: ", ")
         return try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))") != deferredIndexes.count
+            || !hasLaunchTrigger(db)
     }
 }

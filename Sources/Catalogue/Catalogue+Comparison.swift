@@ -1,10 +1,11 @@
+import Foundation
 import GRDB
 
 /// Everything in the catalogue that a fresh index of the same tree must reproduce: rows without
 /// ids and times, each table's rows sorted, for comparing two catalogues byte for byte (tests and
 /// benchmarks hold the watcher to a fresh index with it).
 extension Catalogue {
-    public static let comparedTables = ["bundles", "strings", "problems", "directories", "claims", "binaries", "archives", "launch_claims", "type_tags"]
+    public static let comparedTables = ["bundles", "strings", "problems", "directories", "claims", "binaries", "archives", "launch_lists", "type_tags"]
 
     /// Each of `comparedTables`, its rows as lines.
     public func comparableRows() throws -> [String: [String]] {
@@ -21,14 +22,44 @@ extension Catalogue {
                            x.signing_identifier, x.team_identifier FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
                     """,
                 "archives": "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path",
-                "launch_claims": """
-                    SELECT b.path, c.target_kind, c.target, c.role, c.rank, c.path, c.identifier, c.version
-                    FROM launch_claims c JOIN bundles b ON b.id = c.bundle_id
-                    ORDER BY 1, 2, 3, 4, 5
-                    """,
                 "type_tags": "SELECT b.path, t.kind, t.value, t.type_key FROM type_tags t JOIN bundles b ON b.id = t.bundle_id ORDER BY 1, 2, 3, 4",
             ]
-            return try queries.mapValues { sql in try Row.fetchAll(db, sql: sql).map { "\($0)" } }
+            var rows = try queries.mapValues { sql in try Row.fetchAll(db, sql: sql).map { "\($0)" } }
+            rows["launch_lists"] = try Self.comparableLists(db)
+            return rows
         }
+    }
+
+    /// Every list's entries as lines, with the application's path for its id (ids differ between
+    /// catalogues), and a line for any entry out of the list's order or naming no application.
+    static func comparableLists(_ db: Database) throws -> [String] {
+        var paths: [Int64: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, path FROM bundles WHERE launch_claims IS NOT NULL") { paths[row[0]] = row[1] }
+        var lines: [String] = []
+        for row in try Row.fetchAll(db, sql: "SELECT target_kind, target, entries FROM launch_lists ORDER BY 1, 2") {
+            let kind: String = row[0], target: String = row[1]
+            let entries: Data = row[2]
+            try entries.withUnsafeBytes { blob in
+                let reader = try LaunchListReader(blob)
+                var previous: (order: UInt8, versionKey: [UInt8], path: [UInt8], role: UInt8)?
+                while try reader.next() {
+                    let text = { (bytes: UnsafeRawBufferPointer?) in bytes.map { String(decoding: $0, as: UTF8.self) } ?? "nil" }
+                    let path = String(decoding: reader.path, as: UTF8.self)
+                    lines.append("\(kind) \(target) \(reader.order) \(reader.role) \(path) \(text(reader.identifier)) \(text(reader.version))"
+                                 + (paths[reader.bundleID] == path ? "" : " (names bundle \(reader.bundleID), which is \(paths[reader.bundleID] ?? "none"))"))
+                    if let previous {
+                        let order = previous.versionKey.withUnsafeBytes { versionKey in
+                            previous.path.withUnsafeBytes { path in
+                                LaunchListCoding.compareKeys(LaunchListCoding.EntryKey(order: previous.order, versionKey: versionKey, path: path, role: previous.role),
+                                                             reader.key)
+                            }
+                        }
+                        if order >= 0 { lines.append("\(kind) \(target): \(path) out of order") }
+                    }
+                    previous = (reader.order, Array(reader.versionKey), Array(reader.path), reader.role)
+                }
+            }
+        }
+        return lines.sorted()
     }
 }

@@ -118,7 +118,9 @@ public final class Catalogue: Sendable {
             } catch let error as CatalogueError {
                 switch error {
                 case .missing, .olderVersion, .notACatalogue:
-                    guard FileLock.isHeld(at: lockPath(catalogue: path)) else { throw error }
+                    // A creator that finished between the attempt and this look (its file renamed
+                    // into place, then its lock let go) leaves a whole catalogue: one more try.
+                    guard FileLock.isHeld(at: lockPath(catalogue: path)) else { return try open() }
                     guard Clocks.monotonicSeconds() < deadline else { throw CatalogueError.beingCreated(path: path.string) }
                     usleep(20_000)
                 default:
@@ -287,8 +289,14 @@ public final class Catalogue: Sendable {
     /// deleted file comes back only then, which on a full disk is what makes room for a new one.
     func letGo() { opened.withLock { $0 = Opened(database: nil, identity: nil) } }
 
-    /// Runs writes in one transaction.
-    func write<T>(_ body: (Database) throws -> T) throws -> T { try database.write(body) }
+    /// Runs writes in one transaction; Launch Services' lists are mended before it commits (`LaunchLists`).
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.write { db in
+            let result = try body(db)
+            try LaunchLists.settle(db)
+            return result
+        }
+    }
 
     /// Hands back SQLite's page caches (the writer's fills up to 16 MiB during an index, and a
     /// daemon needs few of those pages afterwards) and closes idle readers.

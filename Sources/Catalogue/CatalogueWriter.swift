@@ -14,9 +14,7 @@ public struct CatalogueWriter {
     let insertProblem: RawStatement
     let deleteBinaries: RawStatement
     let insertBinary: RawStatement
-    let deleteClaims: RawStatement
     let deleteTags: RawStatement
-    let insertClaim: RawStatement
     let insertTag: RawStatement
     let deleteBundle: RawStatement
     let upsertDirectory: RawStatement
@@ -24,7 +22,6 @@ public struct CatalogueWriter {
     let removeBundles: RawStatement
     let renameDirectories: RawStatement
     let renameBundles: RawStatement
-    let renameClaims: RawStatement
     let renameBundleItself: RawStatement
     let upsertArchive: RawStatement
     let listArchives: RawStatement
@@ -49,9 +46,7 @@ public struct CatalogueWriter {
         insertProblem = try RawStatement(db, "INSERT INTO problems (bundle_id, severity, message) VALUES (?, ?, ?)")
         deleteBinaries = try RawStatement(db, "DELETE FROM binaries WHERE bundle_id = ?")
         insertBinary = try RawStatement(db, BinaryRow.insertSQL)
-        deleteClaims = try RawStatement(db, "DELETE FROM launch_claims WHERE bundle_id = ?")
         deleteTags = try RawStatement(db, "DELETE FROM type_tags WHERE bundle_id = ?")
-        insertClaim = try RawStatement(db, LaunchRows.insertClaimSQL)
         insertTag = try RawStatement(db, LaunchRows.insertTagSQL)
         deleteBundle = try RawStatement(db, "DELETE FROM bundles WHERE path = ?")
         upsertDirectory = try RawStatement(db, """
@@ -72,10 +67,6 @@ public struct CatalogueWriter {
                     THEN ?2 || substr(executable, length(?1) + 1) ELSE executable END,
                 archive = CASE WHEN archive IS NOT NULL THEN ?2 || substr(archive, length(?1) + 1) END
             WHERE \(subtree)
-            """)
-        // Claims carry their application's path: moved with it, found through the bundles' rows.
-        renameClaims = try RawStatement(db, """
-            UPDATE launch_claims SET path = ?2 || substr(path, length(?1) + 1) WHERE bundle_id IN (SELECT id FROM bundles WHERE \(subtree))
             """)
         renameBundleItself = try RawStatement(db, "UPDATE bundles SET name = ?2 WHERE path = ?1")
         upsertArchive = try RawStatement(db, """
@@ -112,8 +103,8 @@ public struct CatalogueWriter {
     public func renameSubtree(from: FilePath, to: FilePath) throws {
         guard from != to else { return }
         try removeSubtree(to)
-        // The claims first: they are found by the bundles' paths as they were.
-        for statement in [renameDirectories, renameClaims, renameBundles, renameArchives] {
+        // Launch Services' lists follow the bundles' paths (`LaunchLists`: triggers note the rows moved).
+        for statement in [renameDirectories, renameBundles, renameArchives] {
             Self.bindSubtree(from, to: statement)
             statement.bind(2, to.string)
             try statement.execute()
@@ -146,12 +137,12 @@ public struct CatalogueWriter {
             try deleteStrings.execute()
             deleteProblems.bind(1, id)
             try deleteProblems.execute()
-            for statement in [deleteBinaries, deleteClaims, deleteTags] {
+            for statement in [deleteBinaries, deleteTags] {
                 statement.bind(1, id)
                 try statement.execute()
             }
         }
-        try LaunchRows.write(record, id: id, claim: insertClaim, tag: insertTag)
+        try LaunchRows.writeTags(record, id: id, tag: insertTag)
         for (index, slice) in record.binaries.enumerated() {
             BinaryRow.bind(slice, bundleID: id, index: index, to: insertBinary)
             try insertBinary.execute()

@@ -6,21 +6,17 @@ import Glibc
 #endif
 import SystemCalls
 
-/// Rule 30's answer from `launch_claims`: one cursor per claim target that can match, each reading
-/// its rows in the answer's order (the table's key: rank, newest version first, path), merged by
-/// (the claim's order, version, path). An application's first row in that order is its best
-/// claim, so it answers there and its later rows are passed over: the merged rows are the answer,
+/// Rule 30's answer from `launch_lists`: one cursor per claim target that can match, each reading
+/// its list's entries in the answer's order (rank, newest version first, path), merged by (the
+/// claim's order, version, path). An application's first entry in that order is its best claim,
+/// so it answers there and its later entries are passed over: the merged entries are the answer,
 /// with nothing left to sort, and its first handler (the default application) is known after one
-/// row per cursor. Rows are read through SQLite's C API, and an application's strings are made
-/// once, for the applications that answer.
+/// entry per cursor. A list is one blob read in place through SQLite's C API, and an
+/// application's strings are made once, for the applications that answer.
 enum ClaimMerge {
     private static func sql(_ index: Int) -> String {
-        // One statement per cursor, all stepping at once: the comment makes each its own cached one.
-        // The key's order, said rather than assumed: SQLite reads it off the key, with no sort.
-        """
-        SELECT /* \(index) */ rank_order, version_key, path, role, bundle_id, identifier, version FROM launch_claims
-        WHERE target_kind = ? AND target = ? ORDER BY rank_order, version_key DESC, path, role
-        """
+        // One statement per cursor: the comment makes each its own cached one.
+        "SELECT /* \(index) */ rowid FROM launch_lists WHERE target_kind = ? AND target = ?"
     }
 
     static func handlers(_ db: Database, _ targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)],
@@ -37,7 +33,9 @@ enum ClaimMerge {
         }
         var active = cursors.filter(\.hasRow)
         var handlers: [HandlerRanking.Handler] = []
-        var answered = Set<Int64>(minimumCapacity: 1_024)
+        // An entry takes some 60 bytes: room for all the lists' applications, copied never.
+        handlers.reserveCapacity(limit ?? cursors.reduce(0) { $0 + $1.size / 48 })
+        var answered = BundleSet()
         var escaped = false
         // Once `limit` handlers are in, the rows that tie with the last on claim order and version
         // are still read: their paths decide, and an escaped one orders by its bytes (below).
@@ -50,12 +48,12 @@ enum ClaimMerge {
             let cursor = active[first]
             if let tie, cursor.order != tie.order || !cursor.versionKey.elementsEqual(tie.version) { break }
             if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all),
-               answered.insert(cursor.bundleID).inserted {
+               answered.insert(cursor.bundleID) {
                 let path = cursor.path
                 // An escaped byte (FileNameCoding) orders differently in the coded text than in the raw path.
                 escaped = escaped || path.contains(0xF4)
-                let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)), identifier: cursor.text(5),
-                                                             version: cursor.text(6), claims: [])
+                let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)),
+                                                             identifier: cursor.identifier, version: cursor.version, claims: [])
                 handlers.append(HandlerRanking.Handler(application: application, claim: LaunchClaim(target: cursor.target, role: role, rank: rank),
                                                        steps: cursor.steps, isEverything: cursor.isEverything))
                 if let limit, handlers.count == limit { tie = (cursor.order, Array(cursor.versionKey)) }
@@ -68,29 +66,18 @@ enum ClaimMerge {
         return handlers
     }
 
-    /// SQLite's BINARY order: the bytes, then the length.
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let shared = min(a.count, b.count)
-        if shared > 0, let x = a.baseAddress, let y = b.baseAddress {
-            let order = memcmp(x, y, shared)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
-    }
-
-    /// One target's rows. A row's text is SQLite's, valid until the statement steps again.
+    /// One target's list, read in place: its blob is SQLite's, valid until the statement is reset.
     final class Cursor {
         let statement: RawStatement
         let target: LaunchClaim.Target
         let steps: Int
         let isEverything: Bool
-        private(set) var hasRow = false
-        /// The row's claim order (`HandlerRanking.claimOrder`), for the merge.
-        private(set) var order = 0
-        private(set) var rank: LaunchClaim.Rank?
-        /// The row's version key and path, read once per row: the merge compares them often.
-        private(set) var versionKey = UnsafeRawBufferPointer(start: nil, count: 0)
-        private(set) var path = UnsafeRawBufferPointer(start: nil, count: 0)
+        @exclusivity(unchecked) private(set) var hasRow = false
+        /// The entry's claim order (`HandlerRanking.claimOrder`), for the merge.
+        @exclusivity(unchecked) private(set) var order = 0
+        @exclusivity(unchecked) private(set) var rank: LaunchClaim.Rank?
+        @exclusivity(unchecked) private var reader: LaunchListReader?
+        @exclusivity(unchecked) private var blob: OpaquePointer?
         private var handle: OpaquePointer { statement.handle }
 
         init(_ statement: RawStatement, target: LaunchClaim.Target, steps: Int, isEverything: Bool) {
@@ -100,53 +87,76 @@ enum ClaimMerge {
             self.isEverything = isEverything
         }
 
+        /// Finds the target's list and reads its first entry, through an incremental blob read:
+        /// a list's pages are read as the merge reaches them.
         func start(kind: String, value: String) throws {
             sqlite3_reset(handle)
             statement.bind(1, kind)
             statement.bind(2, value)
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_ROW || code == SQLITE_DONE else { throw statement.error(code) }
+            guard code == SQLITE_ROW else { return }
+            let rowid = sqlite3_column_int64(handle, 0)
+            sqlite3_reset(handle)
+            var opened: OpaquePointer?
+            let status = sqlite3_blob_open(statement.connection, "main", "launch_lists", "entries", rowid, 0, &opened)
+            guard status == SQLITE_OK, let opened else { sqlite3_blob_close(opened); throw statement.error(status) }
+            blob = opened
+            reader = try LaunchListReader(total: Int(sqlite3_blob_bytes(opened))) { [statement] buffer, offset in
+                let read = sqlite3_blob_read(opened, buffer.baseAddress, Int32(buffer.count), Int32(offset))
+                guard read == SQLITE_OK else { throw statement.error(read) }
+            }
             try advance()
         }
 
         func advance() throws {
-            let code = sqlite3_step(handle)
-            guard code == SQLITE_ROW || code == SQLITE_DONE else { throw statement.error(code) }
-            hasRow = code == SQLITE_ROW
+            guard let reader else { return }
+            hasRow = try reader.next()
             guard hasRow else { return }
-            // A rank this version does not know (a row written by hand) sorts last and answers nothing.
-            rank = LaunchClaim.Rank(order: Int(sqlite3_column_int64(handle, 0)))
+            // A rank this version does not know (a list written by another) sorts last and answers nothing.
+            rank = LaunchClaim.Rank(order: Int(reader.order))
             order = rank.map { HandlerRanking.claimOrder(isEverything: isEverything, rank: $0, steps: steps) } ?? .max
-            versionKey = bytes(1)
-            path = bytes(2)
         }
 
-        func close() { sqlite3_reset(handle) }
+        func close() {
+            reader = nil
+            if let blob { sqlite3_blob_close(blob) }
+            blob = nil
+            sqlite3_reset(handle)
+        }
 
-        /// Whether this row comes before the other cursor's in the answer: by claim order, then
+        /// The list's bytes (0 when there is none): what the answer may hold.
+        var size: Int { reader?.total ?? 0 }
+        var versionKey: UnsafeRawBufferPointer { reader!.versionKey }
+        var path: UnsafeRawBufferPointer { reader!.path }
+        var bundleID: Int64 { reader!.bundleID }
+        var role: LaunchClaim.Role? { reader.flatMap { Int($0.role) < Self.roles.count ? Self.roles[Int($0.role)] : nil } }
+        var identifier: String? { reader!.identifier.map { String(decoding: $0, as: UTF8.self) } }
+        var version: String? { reader!.version.map { String(decoding: $0, as: UTF8.self) } }
+
+        private static let roles = LaunchListCoding.roleCodes.map { LaunchClaim.Role(rawValue: $0) }
+
+        /// Whether this entry comes before the other cursor's in the answer: by claim order, then
         /// newer version, then path.
         func precedes(_ other: Cursor) -> Bool {
             if order != other.order { return order < other.order }
-            let versions = ClaimMerge.compare(versionKey, other.versionKey)
+            let versions = LaunchListCoding.compare(versionKey, other.versionKey)
             if versions != 0 { return versions > 0 }
-            return ClaimMerge.compare(path, other.path) < 0
+            return LaunchListCoding.compare(path, other.path) < 0
         }
+    }
 
-        var bundleID: Int64 { sqlite3_column_int64(handle, 4) }
-        var role: LaunchClaim.Role? { Self.decode(bytes(3), Self.roles) }
+    /// The applications answered so far, by bundle id (rowids: small and dense), one bit each.
+    struct BundleSet {
+        private var words: [UInt64] = []
 
-        private static let roles = LaunchClaim.Role.allCases.map { ($0, Array($0.rawValue.utf8)) }
-
-        /// A role from its stored name, without making a string per row.
-        private static func decode<Value>(_ bytes: UnsafeRawBufferPointer, _ names: [(Value, [UInt8])]) -> Value? {
-            names.first { name in name.1.withUnsafeBytes { ClaimMerge.compare($0, bytes) == 0 } }?.0
-        }
-
-        func text(_ column: Int32) -> String? {
-            sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : String(decoding: bytes(column), as: UTF8.self)
-        }
-
-        private func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
-            let start = column == 1 ? sqlite3_column_blob(handle, column) : UnsafeRawPointer(sqlite3_column_text(handle, column))
-            return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column)))
+        /// Whether `id` was not there before.
+        mutating func insert(_ id: Int64) -> Bool {
+            guard id >= 0 else { return false }
+            let word = Int(id >> 6), bit = UInt64(1) << UInt64(id & 63)
+            if word >= words.count { words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count))) }
+            defer { words[word] |= bit }
+            return words[word] & bit == 0
         }
     }
 }

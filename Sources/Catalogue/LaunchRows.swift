@@ -5,18 +5,13 @@ import SystemCalls
 import Glibc
 #endif
 
-/// The rows of rules 28 and 29 a bundle row has (schema v13): the claims of an installed
-/// application (`launch_claims`, each with the application's path, identifier and version, what
-/// an answer shows, and its rank's order and version key, what it ranks by) and the tags of the types it declares (`type_tags`: identifier,
-/// extension and MIME type, each lower-cased), found by what is asked through their indexes. A
-/// declaration's whole form stays in `bundles.type_declarations`.
-/// The publisher writes the same rows to PostgreSQL (`bundlefs_launch_claims`, `bundlefs_type_tags`).
+/// What rules 28 and 29 store of an installed application: its claims, packed into its row
+/// (`bundles.launch_claims`, `ApplicationClaims`; the lists of `launch_lists` are made from them,
+/// `LaunchLists`), and the tags of the types it declares (`type_tags`: identifier, extension and
+/// MIME type, each lower-cased), found by what is asked through their index. A declaration's whole
+/// form stays in `bundles.type_declarations`. The publisher writes claims and tags as rows to
+/// PostgreSQL (`bundlefs_launch_claims`, `bundlefs_type_tags`).
 public enum LaunchRows {
-    /// Claims that differ only in a type's case are one row (the key holds the lower-cased type).
-    static let insertClaimSQL = """
-        INSERT OR IGNORE INTO launch_claims (target_kind, target, path, role, rank, bundle_id, identifier, version, rank_order, version_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
     static let insertTagSQL = "INSERT INTO type_tags (bundle_id, kind, value, type_key) VALUES (?, ?, ?, ?)"
 
     /// Only installed applications claim and declare (an application inside an archive is not
@@ -62,30 +57,6 @@ public enum LaunchRows {
         case "everything": .everything
         case "scheme": .scheme(value)
         default: nil
-        }
-    }
-
-    /// Writes a bundle's rows with prepared statements (the writer's, or a migration's).
-    static func write(_ record: BundleRecord, id: Int64, claim: RawStatement, tag: RawStatement) throws {
-        try writeClaims(record, id: id, claim: claim)
-        try writeTags(record, id: id, tag: tag)
-    }
-
-    static func writeClaims(_ record: BundleRecord, id: Int64, claim: RawStatement) throws {
-        guard counts(record) else { return }
-        claim.bind(3, record.key.string)
-        claim.bind(6, id)
-        claim.bind(7, record.identifier)
-        claim.bind(8, record.version)
-        claim.bind(10, bytes: BundleVersion.Key(record.version ?? "").bytes)
-        for launchClaim in claims(of: record) {
-            let (kind, value) = columns(launchClaim.target)
-            claim.bind(1, kind)
-            claim.bind(2, value)
-            claim.bind(4, launchClaim.role.rawValue)
-            claim.bind(5, launchClaim.rank.rawValue)
-            claim.bind(9, Int64(launchClaim.rank.order))
-            try claim.execute()
         }
     }
 

@@ -34,7 +34,7 @@ enum OpenWithBench {
         CatalogueFiles.remove(cataloguePath)
         let indexSeconds = Timing.run(binary, ["index", tree.root], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
         let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
-        let counts = try Subprocess.run("/usr/bin/sqlite3", [cataloguePath, "SELECT (SELECT count(*) FROM launch_claims) || ' claims, ' || (SELECT count(*) FROM type_tags) || ' type tags'"], timeout: 60)
+        let counts = try Subprocess.run("/usr/bin/sqlite3", [cataloguePath, "SELECT (SELECT count(*) FROM launch_lists) || ' claim lists of ' || (SELECT sum(length(entries)) FROM launch_lists) || ' bytes, ' || (SELECT count(*) FROM type_tags) || ' type tags'"], timeout: 60)
             .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         report.notes.append(String(format: "open-with: %d applications indexed in %.1f s; %@", applications, indexSeconds, counts))
 

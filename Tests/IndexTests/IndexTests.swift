@@ -238,7 +238,7 @@ struct CorpusIndexTests {
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
         }
         #expect(mode == "wal")
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16"])
     }
 
     /// A scan checkpoints a tenth as often as SQLite's default, then checkpoints, so that the next
@@ -299,14 +299,15 @@ struct CorpusIndexTests {
         #expect(try uuidIndex(reopened) != nil && usesIndex(reopened))
     }
 
-    /// The claims' and type tags' indexes too: built at the end of a first index, there after it,
-    /// and back when a catalogue a kill left without them is opened to write.
+    /// The type tags' indexes and the claim lists too: built at the end of a first index (the
+    /// lists in one pass, the trigger that notes new applications after it), there after it, and
+    /// back when a catalogue a kill left without them is opened to write.
     @Test func theLaunchServicesIndexesAreAlwaysThereAfterwards() throws {
         let fixture = try IndexFixture()
-        let names = ["launch_claims_by_bundle", "type_tags_by_value", "type_tags_by_bundle"]
+        let names = ["launch_claims_inserted", "type_tags_by_bundle", "type_tags_by_value"]
         func present(_ catalogue: Catalogue) throws -> [String] {
             try catalogue.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('\(names.joined(separator: "', '"))') ORDER BY name")
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND name IN ('\(names.joined(separator: "', '"))') ORDER BY name")
             }
         }
         fixture.tree.macApp("A.app", identifier: "com.example.a", info: [
@@ -317,9 +318,13 @@ struct CorpusIndexTests {
         try fixture.index()
         #expect(try present(fixture.catalogue) == names.sorted())
         #expect(try fixture.catalogue.handlers(of: .file(extension: "note")).count == 1)
-        try fixture.catalogue.write { db in try db.execute(sql: "DROP INDEX launch_claims_by_bundle; DROP INDEX type_tags_by_value") }
+        // As a kill during a first index leaves it: no trigger, no index, lists not made.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: "DROP TRIGGER launch_claims_inserted; DROP INDEX type_tags_by_value; DELETE FROM launch_lists")
+        }
         let reopened = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
         #expect(try present(reopened) == names.sorted())
+        #expect(try reopened.handlers(of: .file(extension: "note")).count == 1)
         // A bundle removed takes its rows with it, through the index.
         fixture.tree.remove("A.app")
         try fixture.index()
