@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio dpkg-dev lintian debootstrap zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -11,7 +11,11 @@ DEMO := .demo
 # The toolchain lives in /opt/swift on these machines.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps build release test bench fuzz sample demo man install uninstall clean
+.PHONY: deps build release test package-test deb bench fuzz sample demo man install uninstall clean
+
+# The version is written once, in Swift (`bundlefs --version` prints it); the package takes it from there.
+VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"$$/\1/p' Sources/BundleFSCommands/Version.swift)
+DEB := bundlefs_$(VERSION)_amd64.deb
 
 deps:
 	@missing=$$(for package in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
@@ -32,6 +36,19 @@ test: deps
 	.ci/check-dependencies
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory package-test
+
+# The Debian package (Docs/packaging.md): the Swift runtime and Foundation linked in statically
+# (its own build folder: a static build does not share the dynamic one's objects), every C
+# library a dependency that dpkg-shlibdeps names, checked by lintian.
+deb: deps
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
+	Debian/build-deb .build-static/release/bundlefs $(VERSION) $(DEB)
+
+# Installs the package into a minimal Debian 12 made by debootstrap (kept between runs) and runs
+# the main job there.
+package-test: deb
+	Debian/install-test $(DEB)
 
 # The figures of SPEC.md, as ratios to baselines measured in the same run (see Docs/benchmarks.md).
 bench:

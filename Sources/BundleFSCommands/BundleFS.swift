@@ -24,7 +24,3 @@ struct BundleFS: ParsableCommand {
         version: BundleFSVersion.string,
         subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, ServeSymbolsCommand.self, PublishCommand.self])
 }
-
-enum BundleFSVersion {
-    static let string = "0.1.0"
-}
