@@ -55,6 +55,7 @@ bench:
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product bundlefs
 	$(SWIFT) build -c release --product bundlefs-bench
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
 	.build/release/bundlefs-bench --output bench-out
 
 # Long parser fuzzing; ITERATIONS and SEED may be given.

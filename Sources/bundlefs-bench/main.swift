@@ -32,10 +32,11 @@ struct Settings {
     var symbols = true
     var backup = true
     var installers = true
+    var commandLine = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup] [--skip-installers]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup] [--skip-installers] [--skip-cli]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -55,6 +56,7 @@ struct Settings {
             case "--skip-symbols": symbols = false
             case "--skip-backup": backup = false
             case "--skip-installers": installers = false
+            case "--skip-cli": commandLine = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
             default:
@@ -125,7 +127,7 @@ let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")
 let tree = BenchmarkTree(root: treeRoot, bundles: settings.bundles)
 // The symbol server's section has a tree of its own: alone, it neither makes nor walks this one.
-let needsTree = settings.index || settings.watch || settings.view || settings.million || settings.publish || settings.openWith
+let needsTree = settings.index || settings.watch || settings.view || settings.million || settings.publish || settings.openWith || settings.commandLine
 if needsTree && !tree.isComplete {
     progress("generating \(settings.bundles) bundles in \(treeRoot) ...")
     let seconds = Timing.seconds { tree.generate() }
@@ -261,6 +263,18 @@ if settings.watch {
 if settings.index {
     progress("archive figures: 1,000 .ipa files, indexed and listed with bsdtar ...")
     try ArchiveBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.commandLine {
+    // The index section leaves its catalogue; alone, this section makes one.
+    if !FileManager.default.fileExists(atPath: cataloguePath) || !settings.index {
+        CatalogueFiles.remove(cataloguePath)
+        _ = Timing.run(settings.binary, ["index", treeRoot], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
+    }
+    let staticBinary = Paths.join(FileManager.default.currentDirectoryPath, ".build-static/release/bundlefs")
+    progress("command-line figures: query, symbols and --version as whole processes against sqlite3 ...")
+    try CommandLineBench.run(binary: settings.binary, staticBinary: FileManager.default.isExecutableFile(atPath: staticBinary) ? staticBinary : nil,
+                             catalogue: cataloguePath, report: &report)
 }
 
 if settings.installers {
