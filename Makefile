@@ -27,8 +27,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Two binaries: `bundlefs`, which answers query and symbols linking SQLite alone, and hands every
+# other command to `bundlefs-full` (Docs/packaging.md).
 release: deps
 	$(SWIFT) build -c release --product bundlefs
+	$(SWIFT) build -c release --product bundlefs-full
 
 # Target dependencies against imports, a debug build and every test. Tests that need ../shared/corpus
 # skip, saying so, when it is absent.
@@ -43,7 +46,8 @@ test: deps
 # library a dependency that dpkg-shlibdeps names, checked by lintian.
 deb: deps
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
-	Debian/build-deb .build-static/release/bundlefs $(VERSION) $(DEB)
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs-full --scratch-path .build-static
+	Debian/build-deb .build-static/release $(VERSION) $(DEB)
 
 # Installs the package into a minimal Debian 12 made by debootstrap (kept between runs) and runs
 # the main job there.
@@ -54,8 +58,10 @@ package-test: deb
 bench:
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product bundlefs
+	$(SWIFT) build -c release --product bundlefs-full
 	$(SWIFT) build -c release --product bundlefs-bench
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs-full --scratch-path .build-static
 	.build/release/bundlefs-bench --output bench-out
 
 # Long parser fuzzing; ITERATIONS and SEED may be given.
@@ -73,6 +79,7 @@ sample:
 # view, show it, and unmount.
 demo: deps
 	$(SWIFT) build --product bundlefs
+	$(SWIFT) build --product bundlefs-full
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@set -e; export BUNDLEFS_CATALOGUE=$(CURDIR)/$(DEMO)/catalogue.sqlite; bundlefs=$(CURDIR)/.build/debug/bundlefs; \
 	run() { printf '\n$$ bundlefs %s\n' "$$*"; "$$bundlefs" "$$@"; }; \
@@ -106,17 +113,19 @@ man:
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --authors "the bundlefs developers"
 	cp .build/plugins/GenerateManual/outputs/bundlefs/bundlefs.1 Docs/bundlefs.1
 
-# Installs for one user by default (PREFIX=~/.local): the binary, the systemd user units, the man
-# page and shell completions. BINARY=path installs an existing build instead of building one.
+# Installs for one user by default (PREFIX=~/.local): the binaries (bundlefs-full in lib/bundlefs,
+# where bundlefs finds it), the systemd user units, the man page and shell completions.
+# BINARY=path installs an existing build (bundlefs-full beside it) instead of building one.
 PREFIX ?= $(HOME)/.local
 BINARY ?=
 UNITDIR = $(DESTDIR)$(PREFIX)/share/systemd/user
-INSTALLED = bin/bundlefs share/man/man1/bundlefs.1 share/systemd/user/bundlefs.service share/systemd/user/bundlefs@.service \
+INSTALLED = bin/bundlefs lib/bundlefs/bundlefs-full share/man/man1/bundlefs.1 share/systemd/user/bundlefs.service share/systemd/user/bundlefs@.service \
 	share/bash-completion/completions/bundlefs share/zsh/site-functions/_bundlefs share/fish/vendor_completions.d/bundlefs.fish
 
 install:
 	@[ -n "$(BINARY)" ] || $(MAKE) --no-print-directory release
 	install -D -m 755 "$(or $(BINARY),.build/release/bundlefs)" "$(DESTDIR)$(PREFIX)/bin/bundlefs"
+	install -D -m 755 "$(dir $(or $(BINARY),.build/release/bundlefs))bundlefs-full" "$(DESTDIR)$(PREFIX)/lib/bundlefs/bundlefs-full"
 	install -D -m 644 Docs/bundlefs.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bundlefs.1"
 	mkdir -p "$(UNITDIR)"
 	for unit in Systemd/*.service; do \

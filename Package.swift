@@ -16,7 +16,9 @@ import PackageDescription
 //   Publishing        the catalogue's outbox → PostgreSQL (libpq): one host's rows, and queries across hosts
 //   SymbolServer      the HTTP symbol server (`serve-symbols`): debuginfod and symbolicator's layouts (SwiftNIO)
 //   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
-//   BundleFSCommands  the command line (swift-argument-parser); `bundlefs` is its main
+//   CatalogueCommands the commands that only read the catalogue (query, symbols): the `bundlefs` binary,
+//                     which links SQLite alone and hands every other command to `bundlefs-full`
+//   BundleFSCommands  the command line (swift-argument-parser); `bundlefs-full` is its main
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -27,6 +29,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "bundlefs", targets: ["bundlefs"]),
+        .executable(name: "bundlefs-full", targets: ["bundlefs-full"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -104,15 +107,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The commands that only read the catalogue (query, symbols): all the query-only `bundlefs`
+        // links, so that a lookup loads SQLite and no other C library (Docs/packaging.md).
         .target(
-            name: "BundleFSCommands",
+            name: "CatalogueCommands",
             dependencies: [
-                "Archives", "BundleModel", "Catalogue", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service", "SymbolServer",
-                "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BundleModel", "Catalogue", "Codecs", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .executableTarget(name: "bundlefs", dependencies: ["BundleFSCommands"], swiftSettings: strict),
+        .target(
+            name: "BundleFSCommands",
+            dependencies: [
+                "Archives", "BundleModel", "Catalogue", "CatalogueCommands", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service",
+                "SymbolServer", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "bundlefs", dependencies: ["CatalogueCommands"], swiftSettings: strict),
+        .executableTarget(name: "bundlefs-full", dependencies: ["BundleFSCommands"], swiftSettings: strict),
         .executableTarget(
             name: "bundlefs-bench",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
@@ -145,7 +158,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs"],
+            name: "CommandTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .target(
             name: "TestSupport",
@@ -154,19 +167,19 @@ let package = Package(
         .testTarget(name: "PaxTarTests", dependencies: ["Fixtures", "PaxTar", "SystemCalls", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ViewTests",
-            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "Indexer", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "IconImages", "Indexer", "PaxTar", "SystemCalls", "TestSupport", "View", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",
-            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs"],
+            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",
-            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "Watcher", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogueCommands
 
 /// `bundlefs`: the command-line interface. Each subcommand is a thin layer over the library
 /// targets; the rules live in BundleModel, storage in Catalogue.

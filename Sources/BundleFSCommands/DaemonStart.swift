@@ -1,3 +1,4 @@
+import CatalogueCommands
 import Foundation
 import Logging
 import Service

@@ -1,23 +1,18 @@
-import ArgumentParser
 import BundleModel
 import Catalogue
+import CatalogueCommands
 import Publishing
 
-/// `--database URL [--host NAME]`: ask the PostgreSQL database hosts publish to instead of the
-/// local catalogue (`query`, `open-with`).
-struct DatabaseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Ask this PostgreSQL database, which hosts publish to, instead of the local catalogue.",
-        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
-    var database: String?
 
-    @Option(help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
-    var host: String?
-
-    func validate() throws {
-        if host != nil && database == nil { throw ValidationError("--host narrows --database; give --database too") }
-        if let database, !PostgresURL.looksValid(database) {
-            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
+/// PostgreSQL for `--database` (libpq, through Publishing): installed into `RemoteCatalogue` when
+/// the complete binary starts, and `open-with`'s own question.
+extension DatabaseOptions {
+    static func install() {
+        RemoteCatalogue.looksValid = PostgresURL.looksValid
+        RemoteCatalogue.bundles = { query, database, host in
+            var options = DatabaseOptions()
+            options.host = host
+            return try options.bundles(matching: query, database: database).map { ($0.host, $0.record) }
         }
     }
 

@@ -1,51 +1,10 @@
-import ArgumentParser
-import Foundation
-import SystemCalls
+import CatalogueCommands
 
-/// The entry point: parses arguments (kept byte-exact, see `FileNameCoding`), runs the command,
-/// and maps every outcome to SPEC.md's exit statuses: 0 success, 1 a user error (one line naming
-/// the bad input), 2 an internal failure. Never a stack trace.
+/// The complete command line (`bundlefs-full`, which the installed `bundlefs` hands every command
+/// it does not answer itself: `QueryOnlyMain`): every command, with PostgreSQL for `--database`.
 public enum BundleFSMain {
     public static func run() -> Never {
-        // argc is 0 when exec'd with an empty argv: then there are no arguments, not a crash.
-        let arguments = (1..<max(1, Int(CommandLine.argc))).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) }
-        let files = DescriptorLimit.raise(toAtLeast: DescriptorLimit.needed)
-        if files < DescriptorLimit.needed {
-            printError("only \(files) open files are allowed (ulimit -n); bundlefs needs at least \(DescriptorLimit.needed)")
-            exit(1)
-        }
-        do {
-            var command = try BundleFS.parseAsRoot(arguments)
-            try command.run()
-            exit(0)
-        } catch let error as UserError {
-            printError(error.description)
-            exit(1)
-        } catch let error as NegativeAnswer {
-            printError(error.description)
-            exit(error.status)
-        } catch let error as ExitCode {
-            exit(error.rawValue)
-        } catch {
-            let code = BundleFS.exitCode(for: error)
-            if code == .success {
-                // --help, --version: ArgumentParser prints and exits 0.
-                BundleFS.exit(withError: error)
-            }
-            if isArgumentError(error) {
-                // Usage mistakes are user errors: ArgumentParser's message, status 1.
-                printError(BundleFS.message(for: error))
-                FileHandle.standardError.write(Data("Usage: see `bundlefs --help`.\n".utf8))
-                exit(1)
-            }
-            printError("internal error: \(error)")
-            exit(2)
-        }
-    }
-
-    /// Whether ArgumentParser raised this while reading the command line.
-    static func isArgumentError(_ error: any Error) -> Bool {
-        let code = BundleFS.exitCode(for: error)
-        return code == .validationFailure || (error is ValidationError) || String(describing: type(of: error)).contains("CommandError")
+        DatabaseOptions.install()
+        CommandLineMain.run(BundleFS.self, arguments: CommandLineMain.arguments())
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogueCommands
 import Foundation
 import Indexer
 import Scanner
@@ -58,6 +59,3 @@ struct IndexCommand: ParsableCommand {
     }
 }
 
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("bundlefs: \(TerminalText.safe(message))\n".utf8))
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Catalogue
+import CatalogueCommands
 import Foundation
 import Publishing
 import SystemCalls

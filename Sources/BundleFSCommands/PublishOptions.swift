@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogueCommands
 import Publishing
 import Service
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BundleModel
+import CatalogueCommands
 
 struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

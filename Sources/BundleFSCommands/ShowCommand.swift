@@ -2,6 +2,7 @@ import Archives
 import ArgumentParser
 import BundleModel
 import Catalogue
+import CatalogueCommands
 import Codecs
 import Foundation
 import IconImages

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Catalogue
+import CatalogueCommands
 import Codecs
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BundleModel
 import Catalogue
+import CatalogueCommands
 import Codecs
 
 struct TypesCommand: ParsableCommand {

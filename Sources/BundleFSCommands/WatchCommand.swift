@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogueCommands
 import Foundation
 import Service
 

@@ -1,3 +1,3 @@
-import BundleFSCommands
+import CatalogueCommands
 
-BundleFSMain.run()
+QueryOnlyMain.run()

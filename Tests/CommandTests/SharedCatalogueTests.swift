@@ -19,9 +19,11 @@ import Glibc
         let index = try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue)
         #expect(index.status == 0, "\(index)")
         #expect(try FileStatus.of(catalogue).permissions == 0o600, "created for its owner only")
-        // The clone may live where the other user cannot reach: they run a copy.
+        // The clone may live where the other user cannot reach: they run a copy (of both binaries:
+        // `bundlefs` hands `status` to `bundlefs-full` beside it).
         let binary = temporary.appending("bundlefs")
         try FileManager.default.copyItem(atPath: Subprocess.bundlefs, toPath: binary)
+        try FileManager.default.copyItem(atPath: Paths.join(Subprocess.productsDirectory, "bundlefs-full"), toPath: temporary.appending("bundlefs-full"))
 
         let user = try SystemUser()
         func query() throws -> ProcessResult {

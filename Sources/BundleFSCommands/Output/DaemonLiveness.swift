@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CatalogueCommands
 import Glibc
 #endif
 

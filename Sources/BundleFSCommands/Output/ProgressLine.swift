@@ -1,3 +1,4 @@
+import CatalogueCommands
 import Foundation
 import Scanner
 import SystemCalls

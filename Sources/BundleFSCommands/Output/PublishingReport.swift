@@ -1,4 +1,5 @@
 import Catalogue
+import CatalogueCommands
 import Codecs
 import Foundation
 

@@ -6,7 +6,12 @@ public struct UserError: Error, CustomStringConvertible {
 
 /// A command that ran correctly but has a negative answer (`resolve` found nothing): print the
 /// message, exit with `status`.
-struct NegativeAnswer: Error, CustomStringConvertible {
-    var description: String
-    var status: Int32 = 1
+package struct NegativeAnswer: Error, CustomStringConvertible {
+    package var description: String
+    package var status: Int32 = 1
+
+    package init(description: String, status: Int32 = 1) {
+        self.description = description
+        self.status = status
+    }
 }

@@ -1,55 +1,57 @@
-import ArgumentParser
-import BundleModel
-import Catalogue
+package import ArgumentParser
+package import BundleModel
+package import Catalogue
 import Foundation
-import Logging
-import SystemCalls
+package import Logging
+package import SystemCalls
 
 /// Options every command takes.
-struct CommonOptions: ParsableArguments {
+package struct CommonOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("catalogue"), help: ArgumentHelp(
         "The catalogue file.",
         discussion: "Default: $BUNDLEFS_CATALOGUE, else $XDG_CACHE_HOME/bundlefs/catalogue.sqlite, else ~/.cache/bundlefs/catalogue.sqlite.",
         valueName: "file"))
-    var cataloguePath: String?
+    package var cataloguePath: String?
 
     @Option(name: .customLong("lang"), help: ArgumentHelp(
         "The languages to show names in, most preferred first (e.g. de-CH,en).",
         discussion: "Default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG.", valueName: "tags"))
-    var languageList: String?
+    package var languageList: String?
 
     @Flag(name: .shortAndLong, help: "Say more (the same as --log-level info).")
-    var verbose = false
+    package var verbose = false
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log.", valueName: "level"))
-    var logLevel: LogLevel?
+    package var logLevel: LogLevel?
 
-    var catalogueFile: FilePath {
+    package var catalogueFile: FilePath {
         cataloguePath.map { absolutePath($0) } ?? Catalogue.defaultPath(environment: ProcessInfo.processInfo.environment)
     }
 
-    func languages() throws -> [LanguageTag] {
+    package func languages() throws -> [LanguageTag] {
         if let languageList {
             do { return try PreferredLanguages.parse(languageList) } catch { throw UserError("--lang: \(error)") }
         }
         return PreferredLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
-    func logger(_ label: String, defaultLevel: Logger.Level = .warning) -> Logger {
+    package func logger(_ label: String, defaultLevel: Logger.Level = .warning) -> Logger {
         var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = logLevel?.level ?? (verbose ? .info : defaultLevel)
         return logger
     }
 
-    func openCatalogue(_ mode: Catalogue.Mode) throws -> Catalogue {
+    package func openCatalogue(_ mode: Catalogue.Mode) throws -> Catalogue {
         do { return try Catalogue(path: catalogueFile, mode: mode) } catch let error as CatalogueError { throw UserError("\(error)") }
     }
 }
 
-enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+package enum LogLevel: String, ExpressibleByArgument, CaseIterable {
     case error, warning, info, debug
 
-    var level: Logger.Level {
+    package var level: Logger.Level {
         switch self {
         case .error: .error
         case .warning: .warning
@@ -61,14 +63,14 @@ enum LogLevel: String, ExpressibleByArgument, CaseIterable {
 
 /// An absolute path for a user-given path (an argument, kept byte-exact), without resolving
 /// symlinks.
-func absolutePath(_ path: String) -> FilePath {
+package func absolutePath(_ path: String) -> FilePath {
     let given = FilePath(path)
     if given.isAbsolute { return given }
     return workingDirectory().appending(given)
 }
 
 /// getcwd(3), byte-exact.
-func workingDirectory() -> FilePath {
+package func workingDirectory() -> FilePath {
     guard let buffer = getcwd(nil, 0) else { return .root }
     defer { free(buffer) }
     return FilePath(FileNameCoding.string(cString: buffer))

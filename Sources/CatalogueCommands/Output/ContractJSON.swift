@@ -1,12 +1,12 @@
-import BundleModel
-import Codecs
+package import BundleModel
+package import Codecs
 import SystemCalls
 
 /// The JSON objects `query --json` and `show --json` print (SPEC.md, "Command line"): the
 /// contract's fields in its order, then extras.
-enum ContractJSON {
+package enum ContractJSON {
     /// `archiveError`: the error of the archive the bundle is in, when it could not be read whole.
-    static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false, archiveError: String? = nil) -> JSONValue {
+    package static func object(for record: BundleRecord, languages: [LanguageTag], detailed: Bool = false, archiveError: String? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             // Inside an archive, `path` is the archive's (a real path); `member` says where in it.
             ("path", .string((record.archive ?? record.key).string)),

@@ -2,8 +2,8 @@ import Codecs
 
 /// Text made safe to print on a terminal: control characters (which could move the cursor or
 /// change colours, coming from a hostile file name) are shown as escapes.
-enum TerminalText {
-    static func safe(_ text: String) -> String {
+package enum TerminalText {
+    package static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
@@ -22,11 +22,13 @@ enum TerminalText {
 }
 
 /// A plain text table with aligned columns.
-struct TextTable {
-    var header: [String]
-    var rows: [[String]] = []
+package struct TextTable {
+    package var header: [String]
+    package var rows: [[String]] = []
 
-    func rendered() -> String {
+    package init(header: [String]) { self.header = header }
+
+    package func rendered() -> String {
         let all = [header] + rows
         var widths = Array(repeating: 0, count: header.count)
         for row in all {

@@ -1,13 +1,14 @@
-import ArgumentParser
+package import ArgumentParser
 import BundleModel
 import Catalogue
 import Codecs
 import Foundation
-import Indexer
 import SystemCalls
 
-struct QueryCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct QueryCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "List catalogued bundles: by exact identifier, by a glob such as com.example.*, by kind, under a path, by UUID or architecture.",
         discussion: "Identifiers match case-insensitively. With no arguments, every catalogued bundle and package is listed.")
@@ -51,9 +52,9 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func run() throws {
+    package func run() throws {
         let languages = try common.languages()
-        let underPath = under.map { path in (try? Indexer.canonicalRoot(absolutePath(path))) ?? absolutePath(path) }
+        let underPath = under.map { path in Self.canonicalDirectory(absolutePath(path)) }
         guard !(inArchives && noArchives) else { throw UserError("--in-archives and --no-archives exclude each other") }
         let uuidKey = try uuid.map { text in
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("--uuid \(text): not a UUID or build-id (hex digits, hyphens allowed)") }
@@ -77,7 +78,7 @@ struct QueryCommand: ParsableCommand {
         var archiveErrors: [FilePath: String] = [:]
         if let database = remote.database {
             // PostgreSQL narrows by what it indexes; rules 31 and 32 are applied to the records here.
-            bundles = try remote.bundles(matching: query, database: database).map { ($0.host, $0.record) }.filter { Self.admits(query, $0.record) }
+            bundles = try RemoteCatalogue.bundles(query, database, remote.host).filter { Self.admits(query, $0.record) }
         } else {
             let catalogue = try common.openCatalogue(.readOnly)
             bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }
@@ -104,6 +105,13 @@ struct QueryCommand: ParsableCommand {
         print(table.rendered())
     }
 
+    /// The directory a path names with its links resolved, as an index records its root; the
+    /// path as given when it names no directory.
+    static func canonicalDirectory(_ path: FilePath) -> FilePath {
+        guard let resolved = try? path.resolved(), (try? FileStatus.of(resolved))?.type == .directory else { return path }
+        return resolved
+    }
+
     /// Rules 31 and 32 on a record (what the local catalogue's query applies in SQL and Swift).
     static func admits(_ query: BundleQuery, _ record: BundleRecord) -> Bool {
         if let type = query.plugInType, !PlugInProvision.plugInTypes(record.infoDictionary).contains(type) { return false }
@@ -113,5 +121,5 @@ struct QueryCommand: ParsableCommand {
 }
 
 extension String {
-    var terminalSafe: String { TerminalText.safe(self) }
+    package var terminalSafe: String { TerminalText.safe(self) }
 }

@@ -1,11 +1,13 @@
-import ArgumentParser
+package import ArgumentParser
 import BundleModel
 import Catalogue
 import Codecs
 import Foundation
 
-struct SymbolsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SymbolsCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "symbols",
         abstract: "Print the DebugSymbols property list for these UUIDs: where their dSYMs and executables are (exit 1 when none is known).",
         discussion: """
@@ -20,7 +22,7 @@ struct SymbolsCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func run() throws {
+    package func run() throws {
         let keys = try uuids.map { text in
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("\(text): not a UUID or build-id (hex digits, hyphens allowed)") }
             return key

@@ -1,0 +1,3 @@
+import BundleFSCommands
+
+BundleFSMain.run()
