@@ -14,7 +14,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 .PHONY: deps build release test package-test deb bench fuzz sample demo man install uninstall clean
 
 # The version is written once, in Swift (`bundlefs --version` prints it); the package takes it from there.
-VERSION := $(shell sed -n 's/^ *static let string = "\(.*\)"$$/\1/p' Sources/BundleFSCommands/Version.swift)
+VERSION := $(shell sed -n 's/^ *\(package \)\{0,1\}static let string = "\(.*\)"$$/\2/p' Sources/CatalogueCommands/Version.swift)
 DEB := bundlefs_$(VERSION)_amd64.deb
 
 deps:
