@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +17,11 @@ public enum QueryOnlyMain {
             exit(0)
         }
         guard answersHere(arguments) else { handOver() }
-        CommandLineMain.run(QueryOnlyFS.self, arguments: arguments)
+        // The command parsed as the root: only its options are reflected (a quarter of a lookup
+        // was swift-argument-parser making every command's property wrappers' metadata).
+        let rest = Array(arguments.dropFirst())
+        if arguments.first == "query" { CommandLineMain.run(QueryCommand.self, arguments: rest) }
+        CommandLineMain.run(SymbolsCommand.self, arguments: rest)
     }
 
     /// `query` and `symbols` on the local catalogue; not their help (the complete binary's lists
@@ -49,10 +52,4 @@ public enum QueryOnlyMain {
         printError("cannot run \(complete): \(String(cString: strerror(errno)))")
         exit(2)
     }
-}
-
-/// The commands `QueryOnlyMain` answers itself.
-struct QueryOnlyFS: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bundlefs", version: BundleFSVersion.string, subcommands: [QueryCommand.self, SymbolsCommand.self])
 }

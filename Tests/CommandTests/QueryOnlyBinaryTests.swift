@@ -27,7 +27,8 @@ import TestSupport
             ["query"], ["query", "--json"], ["query", "org.example.Chess"], ["query", "org.example.*", "--lang", "de", "--json"],
             ["query", "--kind", "application"], ["query", "--uuid", "48f282de1bd5f16267a9da7d51476fd4"], ["query", "--uuid", "nonsense"],
             ["query", "--in-archives", "--no-archives"], ["symbols", "48F282DE-1BD5-F162-67A9-DA7D51476FD4"], ["symbols", "00000000000000000000000000000000"],
-            ["symbols", "zz"], ["query", "--lang", "!!"], ["--version"],
+            ["symbols", "zz"], ["query", "--lang", "!!"], ["--version"], ["query", "--bogus"], ["query", "a", "b"], ["symbols"],
+            ["query", "--kind"], ["query", "--json", "org.example.Chess", "--lang", "en"],
         ]
         for question in questions {
             let (thin, full) = try both(question)
