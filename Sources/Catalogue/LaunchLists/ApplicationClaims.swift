@@ -47,12 +47,7 @@ enum ApplicationClaims {
             let packed = Claim(target: target, order: UInt8(claim.rank.order), role: role)
             guard seen.insert(packed).inserted else { continue }
             bytes.append(target.kind)
-            var length = UInt64(target.value.count)
-            while length >= 0x80 {
-                bytes.append(UInt8(length & 0x7F) | 0x80)
-                length >>= 7
-            }
-            bytes.append(UInt8(length))
+            LaunchListCoding.appendVarint(UInt64(target.value.count), to: &bytes)
             bytes += target.value
             bytes.append(packed.order)
             bytes.append(role)

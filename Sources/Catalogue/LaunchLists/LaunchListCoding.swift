@@ -19,6 +19,17 @@ enum LaunchListCoding {
 
     static func roleCode(_ name: String) -> UInt8? { roleCodes.firstIndex(of: name).map(UInt8.init) }
 
+    /// LEB128: seven bits a byte, low first, the high bit set on all but the last (lists and the
+    /// applications' packed claims).
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
     /// SQLite's BINARY order: the bytes, then the length.
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let shared = min(a.count, b.count)
@@ -239,12 +250,5 @@ struct LaunchListWriter {
         count += 1
     }
 
-    private mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
+    private mutating func varint(_ value: UInt64) { LaunchListCoding.appendVarint(value, to: &bytes) }
 }

@@ -47,7 +47,7 @@ enum LaunchLists {
                 claims.withUnsafeBytes { for claim in ApplicationClaims.decode($0) { targets.insert(claim.target) } }
             }
         }
-        var table = try ApplicationTable(db, sql: """
+        let table = try ApplicationTable(db, sql: """
             SELECT id, path, identifier, version, launch_claims FROM bundles
             WHERE id IN (SELECT bundle_id FROM launch_changes) AND launch_claims IS NOT NULL
             """)
@@ -71,7 +71,7 @@ enum LaunchLists {
     /// Every list again, from every application's row.
     static func rebuild(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM launch_lists; DELETE FROM launch_changes")
-        var table = try ApplicationTable(db, sql: "SELECT id, path, identifier, version, launch_claims FROM bundles WHERE launch_claims IS NOT NULL")
+        let table = try ApplicationTable(db, sql: "SELECT id, path, identifier, version, launch_claims FROM bundles WHERE launch_claims IS NOT NULL")
         let store = try Store(db)
         for target in table.claims.keys { try store.put(try table.list(for: target, mergedWith: nil, removing: []), for: target) }
     }
@@ -160,11 +160,10 @@ struct ApplicationTable {
 
     /// The list of `target`: the entries of `existing` (a stored list) whose application is not in
     /// `removed`, merged with these applications' claims of it, in key order, each key once.
-    mutating func list(for target: ApplicationClaims.TargetKey, mergedWith existing: UnsafeRawBufferPointer?,
+    func list(for target: ApplicationClaims.TargetKey, mergedWith existing: UnsafeRawBufferPointer?,
                        removing removed: Set<Int64>) throws -> LaunchListWriter {
         var added = claims[target] ?? []
         var writer = LaunchListWriter()
-        let applications = self.applications
         try bytes.withUnsafeBytes { arena in
             func part(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: arena[range]) }
             func key(_ claim: Claim) -> LaunchListCoding.EntryKey {
