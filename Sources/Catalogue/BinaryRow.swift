@@ -31,16 +31,16 @@ enum BinaryRow {
     }
 
     /// The slice of a row of `selectList`.
-    static func slice(_ row: Row) -> BinarySlice {
-        let format = BinarySlice.Format(rawValue: row[3]) ?? .machO
-        var slice = BinarySlice(file: FilePath(row[2] as String), format: format, arch: row[4], fileType: row[5])
-        if let key = row[6] as String? { slice.setUUID(key: key) }
-        slice.platform = row[7]
-        slice.minOS = row[8]
-        slice.sdk = row[9]
-        slice.signature = BinarySlice.Signature(rawValue: row[10]) ?? .none
-        slice.signingIdentifier = row[11]
-        slice.teamIdentifier = row[12]
+    static func slice(_ row: some ColumnValues) -> BinarySlice {
+        let format = row.text(3).flatMap(BinarySlice.Format.init(rawValue:)) ?? .machO
+        var slice = BinarySlice(file: FilePath(row.text(2) ?? ""), format: format, arch: row.text(4) ?? "", fileType: row.text(5) ?? "")
+        if let key = row.text(6) { slice.setUUID(key: key) }
+        slice.platform = row.text(7)
+        slice.minOS = row.text(8)
+        slice.sdk = row.text(9)
+        slice.signature = row.text(10).flatMap(BinarySlice.Signature.init(rawValue:)) ?? .none
+        slice.signingIdentifier = row.text(11)
+        slice.teamIdentifier = row.text(12)
         return slice
     }
 }

@@ -20,10 +20,10 @@ enum BundleRow {
         let name: String
         let write: @Sendable (Source, RawStatement, Int32) -> Void
         /// nil for columns derived from others (the Info keys with columns of their own, counts).
-        let read: (@Sendable (Row, Int, inout BundleRecord) -> Void)?
+        let read: (@Sendable (any ColumnValues, Int, inout BundleRecord) -> Void)?
 
         init(_ name: String, write: @escaping @Sendable (Source, RawStatement, Int32) -> Void,
-             read: (@Sendable (Row, Int, inout BundleRecord) -> Void)? = nil) {
+             read: (@Sendable (any ColumnValues, Int, inout BundleRecord) -> Void)? = nil) {
             self.name = name
             self.write = write
             self.read = read
@@ -32,16 +32,16 @@ enum BundleRow {
 
     /// `path` comes first: the update statement finds the row by it.
     static let columns: [Column] = [
-        Column("path", write: { $1.bind($2, $0.record.key.string) }, read: { $2.key = FilePath($0[$1] as String) }),
+        Column("path", write: { $1.bind($2, $0.record.key.string) }, read: { $2.key = FilePath($0.text($1) ?? "") }),
         Column("name", write: { $1.bind($2, $0.record.name.string) }),
         Column("identifier", write: { $1.bind($2, $0.info.identifier) }),
-        Column("kind", write: { $1.bind($2, $0.record.kind.rawValue) }, read: { $2.kind = BundleKind(rawValue: $0[$1]) }),
+        Column("kind", write: { $1.bind($2, $0.record.kind.rawValue) }, read: { $2.kind = BundleKind(rawValue: $0.text($1) ?? "") }),
         Column("is_package", write: { $1.bind($2, $0.record.isPackage) }),
         Column("package_reasons", write: { $1.bind($2, $0.record.packageReasons.names.joined(separator: ",")) },
-               read: { $2.packageReasons = PackageReasons(names: ($0[$1] as String).split(separator: ",").map(String.init)) }),
-        Column("is_bundle", write: { $1.bind($2, $0.record.isBundle) }, read: { $2.isBundle = $0[$1] }),
+               read: { $2.packageReasons = PackageReasons(names: ($0.text($1) ?? "").split(separator: ",").map(String.init)) }),
+        Column("is_bundle", write: { $1.bind($2, $0.record.isBundle) }, read: { $2.isBundle = $0.flag($1) }),
         Column("layout", write: { $1.bind($2, $0.record.layout?.rawValue) },
-               read: { $2.layout = ($0[$1] as String?).flatMap(LayoutKind.init(rawValue:)) }),
+               read: { $2.layout = $0.text($1).flatMap(LayoutKind.init(rawValue:)) }),
         Column("info_bundle_name", write: { $1.bind($2, $0.info.bundleName) }),
         Column("info_display_name", write: { $1.bind($2, $0.info.displayName) }),
         Column("version", write: { $1.bind($2, $0.info.version) }),
@@ -51,28 +51,28 @@ enum BundleRow {
         Column("signature", write: { $1.bind($2, $0.info.signature) }),
         Column("executable_name", write: { $1.bind($2, $0.info.executable) }),
         Column("executable", write: { $1.bind($2, $0.record.executable?.string) },
-               read: { $2.executable = ($0[$1] as String?).map { FilePath($0) } }),
-        Column("icon", write: { $1.bind($2, $0.record.icon?.string) }, read: { $2.icon = ($0[$1] as String?).map { FilePath($0) } }),
+               read: { $2.executable = $0.text($1).map { FilePath($0) } }),
+        Column("icon", write: { $1.bind($2, $0.record.icon?.string) }, read: { $2.icon = $0.text($1).map { FilePath($0) } }),
         Column("development_region", write: { $1.bind($2, $0.info.developmentRegion) }),
         Column("declared_localizations", write: { $1.bind($2, JSONArrays.encode($0.info.declaredLocalizations)) }),
         Column("localizations", write: { $1.bind($2, JSONArrays.encode($0.record.localizations)) },
-               read: { $2.localizations = JSONArrays.decode($0[$1]) }),
+               read: { $2.localizations = JSONArrays.decode($0.text($1)) }),
         Column("strings_tables", write: { $1.bind($2, JSONArrays.encode($0.record.infoPlistStrings.keys.sorted().map(\.string))) },
                read: { row, position, record in
                    // The tables' entries come from `localized_strings`; a file that could not be
                    // read has no entries but is still the one rule 12 picks.
-                   for localization in JSONArrays.decode(row[position]) where record.infoPlistStrings[FileName(localization)] == nil {
+                   for localization in JSONArrays.decode(row.text(position)) where record.infoPlistStrings[FileName(localization)] == nil {
                        record.infoPlistStrings[FileName(localization)] = [:]
                    }
                }),
-        Column("info_file", write: { $1.bind($2, $0.record.infoFile?.string) }, read: { $2.infoFile = ($0[$1] as String?).map { FilePath($0) } }),
+        Column("info_file", write: { $1.bind($2, $0.record.infoFile?.string) }, read: { $2.infoFile = $0.text($1).map { FilePath($0) } }),
         Column("info_format", write: { $1.bind($2, $0.record.infoFormat?.rawValue) },
-               read: { $2.infoFormat = ($0[$1] as String?).flatMap(PlistFormat.init(rawValue:)) }),
+               read: { $2.infoFormat = $0.text($1).flatMap(PlistFormat.init(rawValue:)) }),
         // The raw dictionary as JSON for sqlite3's json_extract, and the record's own when JSON
         // can carry it exactly (most Info files: strings, numbers, booleans, arrays, dictionaries).
         Column("info", write: { $1.bind($2, PlistValue.dictionary($0.record.info).jsonText) },
                read: { row, position, record in
-                   guard let json = row[position] as String?, let value = try? PlistValue(jsonText: json) else { return }
+                   guard let json = row.text(position), let value = try? PlistValue(jsonText: json) else { return }
                    record.info = value.dictionary ?? [:]
                }),
         // Otherwise (dates, data, UIDs) the raw dictionary whole as a binary property list, so
@@ -84,44 +84,44 @@ enum BundleRow {
                    if info.isExactInJSON { statement.bind(index, nil as String?) } else { statement.bind(index, bytes: PropertyListWriter.binary(info)) }
                },
                read: { row, position, record in
-                   guard let data = row[position] as Data?,
-                         case let .dictionary(info)? = try? PropertyListReader.read([UInt8](data)).value
+                   guard let data = row.bytes(position),
+                         case let .dictionary(info)? = try? PropertyListReader.read(data).value
                    else { return }
                    record.info = info
                }),
         Column("resources_directory", write: { $1.bind($2, $0.record.resourcesDirectory?.string) },
-               read: { $2.resourcesDirectory = ($0[$1] as String?).map { FilePath($0) } }),
+               read: { $2.resourcesDirectory = $0.text($1).map { FilePath($0) } }),
         Column("version_resources_directory", write: { $1.bind($2, $0.record.versionResourcesDirectory?.string) },
-               read: { $2.versionResourcesDirectory = ($0[$1] as String?).map { FilePath($0) } }),
+               read: { $2.versionResourcesDirectory = $0.text($1).map { FilePath($0) } }),
         Column("finder_flags", write: { $1.bind($2, $0.record.finderFlags.map { Int64($0) }) },
-               read: { $2.finderFlags = ($0[$1] as Int64?).map { UInt16(truncatingIfNeeded: $0) } }),
+               read: { $2.finderFlags = $0.integer($1).map { UInt16(truncatingIfNeeded: $0) } }),
         Column("finder_info_source", write: { $1.bind($2, $0.record.finderInfoSource?.rawValue) },
-               read: { $2.finderInfoSource = ($0[$1] as String?).flatMap(FinderInfoSource.init(rawValue:)) }),
+               read: { $2.finderInfoSource = $0.text($1).flatMap(FinderInfoSource.init(rawValue:)) }),
         Column("document_types",
                write: { $1.bind($2, $0.record.documentTypes.isEmpty ? nil : DocumentTypeCoding.encode($0.record.documentTypes, bundle: $0.record.key)) },
                // `path` is read first: the icons are relative to it.
                read: { row, position, record in
-                   record.documentTypes = (row[position] as String?).map { DocumentTypeCoding.decode($0, bundle: record.key) } ?? []
+                   record.documentTypes = row.text(position).map { DocumentTypeCoding.decode($0, bundle: record.key) } ?? []
                }),
         Column("type_declarations",
                write: { $1.bind($2, $0.record.typeDeclarations.isEmpty ? nil : TypeDeclarationCoding.encode($0.record.typeDeclarations)) },
-               read: { $2.typeDeclarations = ($0[$1] as String?).map(TypeDeclarationCoding.decode) ?? [] }),
+               read: { $2.typeDeclarations = $0.text($1).map(TypeDeclarationCoding.decode) ?? [] }),
         Column("backup", write: { $1.bind($2, $0.record.backup?.json(exactDates: true).serialized()) },
-               read: { $2.backup = ($0[$1] as String?).flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:)) }),
-        Column("archive", write: { $1.bind($2, $0.record.archive?.string) }, read: { $2.archive = ($0[$1] as String?).map { FilePath($0) } }),
-        Column("member", write: { $1.bind($2, $0.record.member?.string) }, read: { $2.member = ($0[$1] as String?).map { FilePath($0) } }),
+               read: { $2.backup = $0.text($1).flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:)) }),
+        Column("archive", write: { $1.bind($2, $0.record.archive?.string) }, read: { $2.archive = $0.text($1).map { FilePath($0) } }),
+        Column("member", write: { $1.bind($2, $0.record.member?.string) }, read: { $2.member = $0.text($1).map { FilePath($0) } }),
         Column("installs_to", write: { $1.bind($2, $0.record.installation?.installsTo.string) },
                read: { row, position, record in
-                   record.installation = (row[position] as String?).map { BundleRecord.Installation(component: record.installation?.component, installsTo: FilePath($0)) }
+                   record.installation = row.text(position).map { BundleRecord.Installation(component: record.installation?.component, installsTo: FilePath($0)) }
                }),
         Column("component", write: { $1.bind($2, $0.record.installation?.component) },
                // `installs_to` is read first: a component without an install path is none.
-               read: { $2.installation?.component = $0[$1] as String? }),
+               read: { $2.installation?.component = $0.text($1) }),
         // Rule 29's claims of an installed application, packed (`ApplicationClaims`); written, never read back into a record.
         Column("launch_claims", write: { source, statement, index in
             if let claims = ApplicationClaims.encode(source.record) { statement.bind(index, bytes: claims) } else { statement.bind(index, nil as Int64?) }
         }),
-        Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0[$1]) }),
+        Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0.text($1)) }),
         Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
         Column("warning_count", write: { $1.bind($2, Int64($0.record.warnings.count)) }),
         Column("scanned_at", write: { $1.bind($2, $0.scannedAt) }),
@@ -152,20 +152,27 @@ enum BundleRow {
 
     /// A record of some columns only, read from a row selecting `id` then those (a migration's
     /// view of the table as it was: later migrations' columns are not there yet).
-    static func record(from row: Row, columns selected: [String]) -> BundleRecord {
+    static func record(from row: some ColumnValues, columns selected: [String]) -> BundleRecord {
         var record = BundleRecord(key: .here)
         for (index, name) in selected.enumerated() { columns.first { $0.name == name }?.read?(row, index + 1, &record) }
         return record
     }
 
-    /// The record of a row of `selectList`, with its strings tables and problems from the child tables.
-    static func record(from row: Row, strings: [FileName: [String: String]], problems: [(severity: String, message: String)]) -> BundleRecord {
+    /// The record of a row of `selectList`, its child rows' parts not yet added (`complete`).
+    static func record(from row: any ColumnValues) -> BundleRecord {
         var record = BundleRecord(key: .here)
-        record.infoPlistStrings = strings
         for (index, column) in columns.enumerated() { column.read?(row, index + 1, &record) }
+        return record
+    }
+
+    /// Adds what the child tables hold: the strings tables' entries (over the empty tables
+    /// `strings_tables` lists), the problems, the binaries.
+    static func complete(_ record: inout BundleRecord, strings: [FileName: [String: String]], problems: [(severity: String, message: String)],
+                         binaries: [BinarySlice]) {
+        for (localization, table) in strings { record.infoPlistStrings[localization] = table }
         record.errors = problems.filter { $0.severity == "error" }.map(\.message)
         record.warnings = problems.filter { $0.severity == "warning" }.map(\.message)
-        return record
+        record.binaries = binaries
     }
 }
 

@@ -26,32 +26,34 @@ extension Catalogue {
     }
 
     func symbolMatchesByKey(_ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
-        try read { db in
-            var conditions: [String], arguments: [String]
-            switch selection {
-            case let .key(key): (conditions, arguments) = (["x.uuid_key = ?"], [key])
-            case .all: (conditions, arguments) = (["x.uuid_key IS NOT NULL"], [])
-            // Keys are lower-case hex: every key with the prefix sorts below the prefix and "g".
-            case let .prefix(prefix): (conditions, arguments) = (["x.uuid_key >= ?", "x.uuid_key < ?", "b.archive IS NULL"], [prefix, prefix + "g"])
-            }
-            if let under {
-                conditions.append(Self.subtreeCondition.replacingOccurrences(of: "path", with: "b.path"))
-                arguments += Self.subtreeValues(under)
-            }
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
-                FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
-                """, arguments: StatementArguments(arguments))
-            var matches: [String: [DebugSymbols.Match]] = [:]
-            while let row = try rows.next() {
-                let bundle = FilePath(row[BinaryRow.names.count] as String)
-                let slice = BinaryRow.slice(row)
-                guard let key = slice.uuidKey else { continue }
-                let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: BundleKind(rawValue: row[BinaryRow.names.count + 1]))
-                matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
-            }
-            return matches.mapValues(DebugSymbols.sorted)
+        try read { db in try Self.symbolMatchesByKey(db, selection, under: under) }
+    }
+
+    /// The same, from any connection (`CatalogueLookup`'s too).
+    static func symbolMatchesByKey(_ source: some RowSource, _ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
+        var conditions: [String], arguments: [String]
+        switch selection {
+        case let .key(key): (conditions, arguments) = (["x.uuid_key = ?"], [key])
+        case .all: (conditions, arguments) = (["x.uuid_key IS NOT NULL"], [])
+        // Keys are lower-case hex: every key with the prefix sorts below the prefix and "g".
+        case let .prefix(prefix): (conditions, arguments) = (["x.uuid_key >= ?", "x.uuid_key < ?", "b.archive IS NULL"], [prefix, prefix + "g"])
         }
+        if let under {
+            conditions.append(Self.subtree("b.path"))
+            arguments += Self.subtreeValues(under)
+        }
+        var matches: [String: [DebugSymbols.Match]] = [:]
+        try source.forEachRow("""
+            SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
+            FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
+            """, arguments.map(SQLValue.text)) { row in
+            let bundle = FilePath(row.text(BinaryRow.names.count) ?? "")
+            let slice = BinaryRow.slice(row)
+            guard let key = slice.uuidKey else { return }
+            let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: BundleKind(rawValue: row.text(BinaryRow.names.count + 1) ?? ""))
+            matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
+        }
+        return matches.mapValues(DebugSymbols.sorted)
     }
 }
 

@@ -45,51 +45,54 @@ public struct BundleQuery: Sendable {
 extension Catalogue {
     /// The bundles matching a query, by path.
     public func bundles(matching query: BundleQuery) throws -> [CataloguedBundle] {
+        try read { db in try Self.bundles(db, matching: query) }
+    }
+
+    /// The same, from any connection (`CatalogueLookup`'s too).
+    static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
         var conditions: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
+        var arguments: [SQLValue] = []
         if let identifier = query.identifier {
             if query.identifierIsGlob {
                 conditions.append("identifier LIKE ? ESCAPE '\\'")
-                arguments.append(Self.likePattern(forGlob: identifier))
+                arguments.append(.text(Self.likePattern(forGlob: identifier)))
             } else {
                 conditions.append("identifier = ? COLLATE NOCASE")
-                arguments.append(identifier)
+                arguments.append(.text(identifier))
             }
         }
         if let kind = query.kind {
             conditions.append("kind = ?")
-            arguments.append(kind)
+            arguments.append(.text(kind))
         }
         if let under = query.under {
             conditions.append(Self.subtreeCondition)
-            arguments += Self.subtreeValues(under)
+            arguments += Self.subtreeValues(under).map(SQLValue.text)
         }
         if let uuidKey = query.uuidKey {
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
-            arguments.append(uuidKey)
+            arguments.append(.text(uuidKey))
         }
         if let inArchives = query.inArchives { conditions.append(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
         if let arch = query.arch {
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
-            arguments.append(arch)
+            arguments.append(.text(arch))
         }
         if let plugInType = query.plugInType {
             conditions.append("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)")
-            arguments.append(plugInType)
+            arguments.append(.text(plugInType))
         }
         if let extensionPoint = query.extensionPoint {
             conditions.append("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?")
-            arguments.append(extensionPoint)
+            arguments.append(.text(extensionPoint))
         }
         if let runsOn = query.runsOn {
             // The slices' platform narrows; versions and architectures are rule 32's, below.
             conditions.append("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)")
-            arguments.append(runsOn.platform)
+            arguments.append(.text(runsOn.platform))
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let bundles = try read { db in
-            try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: StatementArguments(arguments))
-        }
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
         guard let runsOn = query.runsOn else { return bundles }
         return bundles.filter { runsOn.admits($0.record) }
     }
@@ -109,7 +112,7 @@ extension Catalogue {
 
     /// The bundle at a path, within a read the caller has open.
     static func fetchBundle(_ db: Database, atPath path: FilePath) throws -> CataloguedBundle? {
-        try fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [path.string]).first
+        try fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [.text(path.string)]).first
     }
 
     /// How many bundles and directories there are under a root, for summaries.
@@ -126,15 +129,17 @@ extension Catalogue {
     /// `query --json` gives its bundles as `archiveError`.
     public func archiveErrors(of archives: Set<FilePath>) throws -> [FilePath: String] {
         guard !archives.isEmpty else { return [:] }
-        return try read { db in
-            var errors: [FilePath: String] = [:]
-            for archive in archives {
-                if let error = try String.fetchOne(db, sql: "SELECT error FROM archives WHERE path = ?", arguments: [archive.string]) {
-                    errors[archive] = error
-                }
+        return try read { db in try Self.archiveErrors(db, of: archives) }
+    }
+
+    static func archiveErrors(_ source: some RowSource, of archives: Set<FilePath>) throws -> [FilePath: String] {
+        var errors: [FilePath: String] = [:]
+        for archive in archives {
+            try source.forEachRow("SELECT error FROM archives WHERE path = ? AND error IS NOT NULL", [.text(archive.string)]) { row in
+                errors[archive] = row.text(0)
             }
-            return errors
         }
+        return errors
     }
 
     /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index. The
@@ -175,7 +180,7 @@ extension Catalogue {
                 guard let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM (SELECT id FROM bundles WHERE id > ? ORDER BY id LIMIT ?)",
                                                     arguments: [after, size]) else { return [] }
                 return try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id > ? AND id <= ? ORDER BY id",
-                                             arguments: [after, last], childRange: (after + 1, last))
+                                             arguments: [.integer(after), .integer(last)], childRange: (after + 1, last))
             }
             guard let last = chunk.last?.id else { return }
             try body(chunk)
@@ -183,55 +188,44 @@ extension Catalogue {
         }
     }
 
-    static func fetchBundles(_ db: Database, sql: String, arguments: StatementArguments, childRange: (Int64, Int64)? = nil) throws -> [CataloguedBundle] {
-        // Cached statements: preparing one costs GRDB far more than running an indexed lookup.
-        let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-        guard !rows.isEmpty else { return [] }
+    static func fetchBundles(_ source: some RowSource, sql: String, arguments: [SQLValue], childRange: (Int64, Int64)? = nil) throws -> [CataloguedBundle] {
+        var found: [CataloguedBundle] = []
+        try source.forEachRow(sql, arguments) { row in found.append(CataloguedBundle(id: row.integer(0) ?? 0, record: BundleRow.record(from: row))) }
+        guard !found.isEmpty else { return [] }
         var strings: [Int64: [FileName: [String: String]]] = [:]
         var problems: [Int64: [(severity: String, message: String)]] = [:]
+        var binaries: [Int64: [BinarySlice]] = [:]
         // Text that may hold NUL (a value of a strings file, a message naming it) is selected as a
         // blob: read as a C string, SQLite's text would end at the first NUL.
-        func addString(_ row: Row) { strings[row[0], default: [:]][FileName(row[1] as String), default: [:]][Self.exactText(row, 2)] = Self.exactText(row, 3) }
-        func addProblem(_ row: Row) { problems[row[0], default: []].append((row[1], Self.exactText(row, 2))) }
-        var binaries: [Int64: [BinarySlice]] = [:]
-        func addBinary(_ row: Row) { binaries[row[0], default: []].append(BinaryRow.slice(row)) }
+        let stringsSQL = "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings"
+        let problemsSQL = "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems"
         let binariesSQL = "SELECT \(BinaryRow.selectList) FROM binaries"
-        if rows.count <= 64 {
-            // A few bundles (a lookup): their child rows by index.
-            let stringsOf = try db.cachedStatement(sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id = ?")
-            let problemsOf = try db.cachedStatement(sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id = ? ORDER BY rowid")
-            let binariesOf = try db.cachedStatement(sql: "\(binariesSQL) WHERE bundle_id = ? ORDER BY slice")
-            for row in rows {
-                let id: Int64 = row[0]
-                try Row.fetchCursor(stringsOf, arguments: [id]).forEach(addString)
-                try Row.fetchCursor(problemsOf, arguments: [id]).forEach(addProblem)
-                try Row.fetchCursor(binariesOf, arguments: [id]).forEach(addBinary)
+        func children(_ condition: String, _ arguments: [SQLValue], ordered: (problems: String, binaries: String)) throws {
+            try source.forEachRow("\(stringsSQL) \(condition)", arguments) { row in
+                strings[row.integer(0) ?? 0, default: [:]][FileName(row.text(1) ?? ""), default: [:]][row.exactText(2)] = row.exactText(3)
             }
+            try source.forEachRow("\(problemsSQL) \(condition) ORDER BY \(ordered.problems)", arguments) { row in
+                problems[row.integer(0) ?? 0, default: []].append((row.text(1) ?? "", row.exactText(2)))
+            }
+            try source.forEachRow("\(binariesSQL) \(condition) ORDER BY \(ordered.binaries)", arguments) { row in
+                binaries[row.integer(0) ?? 0, default: []].append(BinaryRow.slice(row))
+            }
+        }
+        if found.count <= 64 {
+            // A few bundles (a lookup): their child rows by index.
+            for bundle in found { try children("WHERE bundle_id = ?", [.integer(bundle.id)], ordered: ("rowid", "slice")) }
         } else if let (low, high) = childRange {
             // A chunk of row ids: the child rows of that range.
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings WHERE bundle_id BETWEEN ? AND ?",
-                                arguments: [low, high]).forEach(addString)
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems WHERE bundle_id BETWEEN ? AND ? ORDER BY rowid",
-                                arguments: [low, high]).forEach(addProblem)
-            try Row.fetchCursor(db, sql: "\(binariesSQL) WHERE bundle_id BETWEEN ? AND ? ORDER BY bundle_id, slice", arguments: [low, high]).forEach(addBinary)
+            try children("WHERE bundle_id BETWEEN ? AND ?", [.integer(low), .integer(high)], ordered: ("rowid", "bundle_id, slice"))
         } else {
             // Many (a listing): one pass over each child table.
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings").forEach(addString)
-            try Row.fetchCursor(db, sql: "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems ORDER BY rowid").forEach(addProblem)
-            try Row.fetchCursor(db, sql: "\(binariesSQL) ORDER BY bundle_id, slice").forEach(addBinary)
+            try children("", [], ordered: ("rowid", "bundle_id, slice"))
         }
-        return rows.map { row in
-            let id: Int64 = row[0]
-            var record = BundleRow.record(from: row, strings: strings[id] ?? [:], problems: problems[id] ?? [])
-            record.binaries = binaries[id] ?? []
-            return CataloguedBundle(id: id, record: record)
+        return found.map { bundle in
+            var bundle = bundle
+            BundleRow.complete(&bundle.record, strings: strings[bundle.id] ?? [:], problems: problems[bundle.id] ?? [], binaries: binaries[bundle.id] ?? [])
+            return bundle
         }
-    }
-
-    /// A column selected `CAST(… AS BLOB)`, as the text it holds, NULs included.
-    static func exactText(_ row: Row, _ index: Int) -> String {
-        guard let data = row[index] as Data? else { return "" }
-        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: For the indexer

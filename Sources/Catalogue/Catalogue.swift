@@ -110,7 +110,7 @@ public final class Catalogue: Sendable {
     /// the catalogue's lock (creating it, migrating it, or a watcher about to recreate a deleted
     /// one): a reader started right after `watch` waits for the catalogue instead of being told it
     /// is unusable.
-    private static func waitingForWriter(_ path: FilePath, seconds: Double, _ open: () throws -> Opened) throws -> Opened {
+    static func waitingForWriter<Opening>(_ path: FilePath, seconds: Double, _ open: () throws -> Opening) throws -> Opening {
         let deadline = Clocks.monotonicSeconds() + seconds
         while true {
             do {
@@ -206,7 +206,12 @@ public final class Catalogue: Sendable {
 
     private static func checkSchema(_ database: any DatabaseWriter, path: FilePath, mode: Mode) throws {
         let migrator = Schema.migrator
-        if try database.read({ try migrator.hasBeenSuperseded($0) }) { throw CatalogueError.newerVersion(path: path.string) }
+        // One read transaction for what a reader asks (each is a lock and a look at the WAL).
+        let (superseded, completed, older) = try database.read { db in
+            let completed = try mode == .readWrite || migrator.hasCompletedMigrations(db)
+            return (try migrator.hasBeenSuperseded(db), completed, try !completed && !migrator.appliedIdentifiers(db).isEmpty)
+        }
+        if superseded { throw CatalogueError.newerVersion(path: path.string) }
         if mode == .readWrite {
             try migrator.migrate(database)
             // Dropped while a first index ran (`buildingIndexesAfterwards`); a kill leaves them so.
@@ -214,15 +219,15 @@ public final class Catalogue: Sendable {
             if try database.read({ db in try missesIndexes(db) }) {
                 try database.write { db in try createMissingIndexes(db) }
             }
-        } else if try database.read({ try !migrator.hasCompletedMigrations($0) }) {
-            if try database.read({ try !migrator.appliedIdentifiers($0).isEmpty }) { throw CatalogueError.olderVersion(path: path.string) }
+        } else if !completed {
+            if older { throw CatalogueError.olderVersion(path: path.string) }
             throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
                                                held: FileLock.isHeld(at: lockPath(catalogue: path)))
         }
     }
 
     /// `file:PATH?immutable=1`, with the characters a URI gives meaning to escaped.
-    private static func immutableURI(_ path: FilePath) -> String {
+    static func immutableURI(_ path: FilePath) -> String {
         let escaped = PercentEncoding.encode(path.bytes, uppercase: false) { byte in
             switch byte {
             case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...0xFF: true
@@ -244,6 +249,9 @@ public final class Catalogue: Sendable {
         let fresh = try Self.open(path, mode: mode)
         opened.withLock { $0 = fresh }
     }
+
+    /// The variables `defaultPath` reads.
+    public static let pathVariables = ["BUNDLEFS_CATALOGUE", "XDG_CACHE_HOME", "HOME"]
 
     /// The default location: `$BUNDLEFS_CATALOGUE`, else `$XDG_CACHE_HOME/bundlefs/catalogue.sqlite`,
     /// else `~/.cache/bundlefs/catalogue.sqlite`.

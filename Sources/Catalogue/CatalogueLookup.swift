@@ -1,0 +1,77 @@
+public import BundleModel
+import GRDBSQLite
+public import SystemCalls
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The catalogue opened for one command's few lookups, on one read-only connection without GRDB
+/// (`LookupConnection`): `query` and `symbols`, which scripts run in loops and lldb once per UUID
+/// of a crash. It asks what `Catalogue` asks, with the same SQL and the same row decoding, and
+/// refuses the same files for the same reasons (missing, unreadable, not a catalogue, another
+/// version, being created).
+public final class CatalogueLookup {
+    let connection: LookupConnection
+
+    public init(path: FilePath, creationWait: Double = Catalogue.creationWait) throws {
+        connection = try Catalogue.waitingForWriter(path, seconds: creationWait) { try Self.open(path) }
+    }
+
+    /// The bundles matching a query, by path (`Catalogue.bundles(matching:)`).
+    public func bundles(matching query: BundleQuery) throws -> [CataloguedBundle] {
+        try connection.read { try Catalogue.bundles(connection, matching: query) }
+    }
+
+    /// The archives' own errors, by archive (`Catalogue.archiveErrors(of:)`).
+    public func archiveErrors(of archives: Set<FilePath>) throws -> [FilePath: String] {
+        guard !archives.isEmpty else { return [:] }
+        return try connection.read { try Catalogue.archiveErrors(connection, of: archives) }
+    }
+
+    /// The slices with this UUID key, dSYMs first (`Catalogue.symbolMatches(uuidKey:)`).
+    public func symbolMatches(uuidKey: String) throws -> [DebugSymbols.Match] {
+        try connection.read { try Catalogue.symbolMatchesByKey(connection, .key(uuidKey), under: nil)[uuidKey] ?? [] }
+    }
+
+    private static func open(_ path: FilePath) throws -> LookupConnection {
+        guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
+        guard (try? path.withCString({ access($0, R_OK) })) == 0 else {
+            throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
+        }
+        do {
+            do {
+                let connection = try LookupConnection(path: path.string, uri: false)
+                try checkSchema(connection, path: path)
+                return connection
+            } catch let failure as LookupConnection.Failure where [SQLITE_READONLY, SQLITE_CANTOPEN].contains(failure.primaryCode) {
+                // A catalogue in a directory this user may not write: no -shm file for a WAL
+                // reader, so the file is read as it is (as `Catalogue` does).
+                let connection = try LookupConnection(path: Catalogue.immutableURI(path), uri: true)
+                try checkSchema(connection, path: path)
+                return connection
+            }
+        } catch let failure as LookupConnection.Failure {
+            throw CatalogueError.notACatalogue(path: path.string, reason: failure.message,
+                                               held: FileLock.isHeld(at: Catalogue.lockPath(catalogue: path)))
+        }
+    }
+
+    /// GRDB's migrator's judgement, from its table: a migration this version does not know is a
+    /// newer catalogue's, a missing one an older's, none at all no catalogue.
+    private static func checkSchema(_ connection: LookupConnection, path: FilePath) throws {
+        var applied: Set<String> = []
+        try connection.read {
+            var hasTable = false
+            try connection.forEachRow("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'", []) { _ in hasTable = true }
+            guard hasTable else { return }
+            try connection.forEachRow("SELECT identifier FROM grdb_migrations", []) { row in applied.insert(row.text(0) ?? "") }
+        }
+        let known = Schema.versions
+        if applied.contains(where: { !known.contains($0) }) { throw CatalogueError.newerVersion(path: path.string) }
+        guard known.allSatisfy(applied.contains) else {
+            if !applied.isEmpty { throw CatalogueError.olderVersion(path: path.string) }
+            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
+                                               held: FileLock.isHeld(at: Catalogue.lockPath(catalogue: path)))
+        }
+    }
+}
