@@ -158,7 +158,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "CommandTests", dependencies: ["BundleModel", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
+            name: "CommandTests",
+            dependencies: ["BundleModel", "CatalogueCommands", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .target(
             name: "TestSupport",

@@ -12,24 +12,10 @@ package enum CommandLineMain {
     }
 
     package static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]) -> Never {
-        let files = DescriptorLimit.raise(toAtLeast: DescriptorLimit.needed)
-        if files < DescriptorLimit.needed {
-            printError("only \(files) open files are allowed (ulimit -n); bundlefs needs at least \(DescriptorLimit.needed)")
-            exit(1)
-        }
-        do {
+        run {
             var command = try Root.parseAsRoot(arguments)
             try command.run()
-            exit(0)
-        } catch let error as UserError {
-            printError(error.description)
-            exit(1)
-        } catch let error as NegativeAnswer {
-            printError(error.description)
-            exit(error.status)
-        } catch let error as ExitCode {
-            exit(error.rawValue)
-        } catch {
+        } otherwise: { error in
             let code = Root.exitCode(for: error)
             if code == .success {
                 // --help, --version: ArgumentParser prints and exits 0.
@@ -41,6 +27,30 @@ package enum CommandLineMain {
                 FileHandle.standardError.write(Data("Usage: see `bundlefs --help`.\n".utf8))
                 exit(1)
             }
+        }
+    }
+
+    /// Runs a command already read (`DirectArguments`, or `run(_:arguments:)`'s parse), mapping
+    /// what it throws to an exit status; `otherwise` sees the errors not of this module first.
+    package static func run(_ body: () throws -> Void, otherwise: (any Error) -> Void = { _ in }) -> Never {
+        let files = DescriptorLimit.raise(toAtLeast: DescriptorLimit.needed)
+        if files < DescriptorLimit.needed {
+            printError("only \(files) open files are allowed (ulimit -n); bundlefs needs at least \(DescriptorLimit.needed)")
+            exit(1)
+        }
+        do {
+            try body()
+            exit(0)
+        } catch let error as UserError {
+            printError(error.description)
+            exit(1)
+        } catch let error as NegativeAnswer {
+            printError(error.description)
+            exit(error.status)
+        } catch let error as ExitCode {
+            exit(error.rawValue)
+        } catch {
+            otherwise(error)
             printError("internal error: \(error)")
             exit(2)
         }

@@ -26,16 +26,12 @@ package struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log.", valueName: "level"))
     package var logLevel: LogLevel?
 
-    package var catalogueFile: FilePath {
-        cataloguePath.map { absolutePath($0) } ?? Catalogue.defaultPath(environment: ProcessInfo.processInfo.environment)
-    }
+    /// The options `query` and `symbols` act on, as plain values.
+    package var catalogueChoice: CatalogueChoice { CatalogueChoice(cataloguePath: cataloguePath, languageList: languageList) }
 
-    package func languages() throws -> [LanguageTag] {
-        if let languageList {
-            do { return try PreferredLanguages.parse(languageList) } catch { throw UserError("--lang: \(error)") }
-        }
-        return PreferredLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
-    }
+    package var catalogueFile: FilePath { catalogueChoice.catalogueFile }
+
+    package func languages() throws -> [LanguageTag] { try catalogueChoice.languages() }
 
     package func logger(_ label: String, defaultLevel: Logger.Level = .warning) -> Logger {
         var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
@@ -43,8 +39,39 @@ package struct CommonOptions: ParsableArguments {
         return logger
     }
 
+    package func openCatalogue(_ mode: Catalogue.Mode) throws -> Catalogue { try catalogueChoice.openCatalogue(mode) }
+}
+
+/// Which catalogue a command reads and the languages it names things in (`--catalogue`, `--lang`,
+/// else the environment): what `CommonOptions` holds for the commands that only read, as values
+/// swift-argument-parser or `DirectArguments` fills.
+package struct CatalogueChoice: Equatable, Sendable {
+    package var cataloguePath: String?
+    package var languageList: String?
+
+    package init(cataloguePath: String? = nil, languageList: String? = nil) {
+        self.cataloguePath = cataloguePath
+        self.languageList = languageList
+    }
+
+    package var catalogueFile: FilePath {
+        cataloguePath.map { absolutePath($0) } ?? Catalogue.defaultPath(environment: Environment.variables(named: Catalogue.pathVariables))
+    }
+
+    package func languages() throws -> [LanguageTag] {
+        if let languageList {
+            do { return try PreferredLanguages.parse(languageList) } catch { throw UserError("--lang: \(error)") }
+        }
+        return PreferredLanguages.fromEnvironment(Environment.variables(named: PreferredLanguages.variables))
+    }
+
     package func openCatalogue(_ mode: Catalogue.Mode) throws -> Catalogue {
         do { return try Catalogue(path: catalogueFile, mode: mode) } catch let error as CatalogueError { throw UserError("\(error)") }
+    }
+
+    /// The catalogue opened for a few lookups (`query`, `symbols`).
+    package func lookup() throws -> CatalogueLookup {
+        do { return try CatalogueLookup(path: catalogueFile) } catch let error as CatalogueError { throw UserError("\(error)") }
     }
 }
 

@@ -52,8 +52,44 @@ package struct QueryCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    package func run() throws { try request.run() }
+
+    /// What was asked, as plain values (what `DirectArguments` reads without this type).
+    package var request: QueryRequest {
+        QueryRequest(identifier: identifier, kind: kind, under: under, uuid: uuid, arch: arch, inArchives: inArchives, noArchives: noArchives,
+                     plugInType: plugInType, extensionPoint: extensionPoint, runsOn: runsOn, json: json,
+                     database: remote.database, host: remote.host, choice: common.catalogueChoice)
+    }
+}
+
+/// `bundlefs query`'s question and its answer, apart from how the command line was read.
+package struct QueryRequest: Equatable, Sendable {
+    package var identifier: String?
+    var kind: String?
+    var under: String?
+    var uuid: String?
+    var arch: String?
+    var inArchives = false
+    var noArchives = false
+    var plugInType: String?
+    var extensionPoint: String?
+    var runsOn: String?
+    package var json = false
+    var database: String?
+    var host: String?
+    var choice = CatalogueChoice()
+
+    package init() {}
+
+    init(identifier: String?, kind: String?, under: String?, uuid: String?, arch: String?, inArchives: Bool, noArchives: Bool, plugInType: String?,
+         extensionPoint: String?, runsOn: String?, json: Bool, database: String?, host: String?, choice: CatalogueChoice) {
+        (self.identifier, self.kind, self.under, self.uuid, self.arch) = (identifier, kind, under, uuid, arch)
+        (self.inArchives, self.noArchives, self.plugInType, self.extensionPoint, self.runsOn) = (inArchives, noArchives, plugInType, extensionPoint, runsOn)
+        (self.json, self.database, self.host, self.choice) = (json, database, host, choice)
+    }
+
     package func run() throws {
-        let languages = try common.languages()
+        let languages = try choice.languages()
         let underPath = under.map { path in Self.canonicalDirectory(absolutePath(path)) }
         guard !(inArchives && noArchives) else { throw UserError("--in-archives and --no-archives exclude each other") }
         let uuidKey = try uuid.map { text in
@@ -76,11 +112,11 @@ package struct QueryCommand: ParsableCommand {
         // Local records have no host; PostgreSQL's each carry theirs.
         let bundles: [(host: String?, record: BundleRecord)]
         var archiveErrors: [FilePath: String] = [:]
-        if let database = remote.database {
+        if let database {
             // PostgreSQL narrows by what it indexes; rules 31 and 32 are applied to the records here.
-            bundles = try RemoteCatalogue.bundles(query, database, remote.host).filter { Self.admits(query, $0.record) }
+            bundles = try RemoteCatalogue.bundles(query, database, host).filter { Self.admits(query, $0.record) }
         } else {
-            let catalogue = try common.openCatalogue(.readOnly)
+            let catalogue = try choice.lookup()
             bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }
             if json { archiveErrors = try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive))) }
         }
@@ -93,7 +129,7 @@ package struct QueryCommand: ParsableCommand {
             return
         }
         guard !bundles.isEmpty else { return }
-        var table = TextTable(header: (remote.database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
+        var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
         for (host, record) in bundles {
             table.rows.append((host.map { [TerminalText.safe($0)] } ?? []) + [
                 TerminalText.safe(record.identifier ?? "-"), TerminalText.safe(record.kind.rawValue),

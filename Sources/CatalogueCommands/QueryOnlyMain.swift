@@ -17,6 +17,11 @@ public enum QueryOnlyMain {
             exit(0)
         }
         guard answersHere(arguments) else { handOver() }
+        switch DirectArguments.parse(arguments) {
+        case let .query(request): CommandLineMain.run { try request.run() }
+        case let .symbols(request): CommandLineMain.run { try request.run() }
+        case nil: break
+        }
         // The command parsed as the root: only its options are reflected (a quarter of a lookup
         // was swift-argument-parser making every command's property wrappers' metadata).
         let rest = Array(arguments.dropFirst())

@@ -22,12 +22,23 @@ package struct SymbolsCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    package func run() throws { try request.run() }
+
+    /// What was asked, as plain values (what `DirectArguments` reads without this type).
+    package var request: SymbolsRequest { SymbolsRequest(uuids: uuids, choice: common.catalogueChoice) }
+}
+
+/// `bundlefs symbols`'s question and its answer, apart from how the command line was read.
+package struct SymbolsRequest: Equatable, Sendable {
+    var uuids: [String]
+    var choice = CatalogueChoice()
+
     package func run() throws {
         let keys = try uuids.map { text in
             guard let key = BinarySlice.uuidKey(text) else { throw UserError("\(text): not a UUID or build-id (hex digits, hyphens allowed)") }
             return key
         }
-        let catalogue = try common.openCatalogue(.readOnly)
+        let catalogue = try choice.lookup()
         var entries: [(uuid: String, entry: PlistValue)] = []
         for key in keys {
             let matches = try catalogue.symbolMatches(uuidKey: key)

@@ -15,6 +15,9 @@ public enum PreferredLanguages {
         return tags
     }
 
+    /// The variables `fromEnvironment` reads.
+    public static let variables = ["LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"]
+
     /// The languages the environment asks for, as gettext reads them: `LANGUAGE` (a colon-separated
     /// list) unless the locale is `C`/`POSIX`, else the first of `LC_ALL`, `LC_MESSAGES`, `LANG`.
     public static func fromEnvironment(_ environment: [String: String]) -> [LanguageTag] {

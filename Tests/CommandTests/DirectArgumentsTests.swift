@@ -1,0 +1,71 @@
+import ArgumentParser
+import CatalogueCommands
+import Fixtures
+import Testing
+
+/// `bundlefs query` and `symbols` read their plain command lines without swift-argument-parser
+/// (issue 30): whatever `DirectArguments` reads, swift-argument-parser reads the same, and what it
+/// does not read plainly is left to swift-argument-parser, errors and help included.
+@Suite struct DirectArgumentsTests {
+    /// swift-argument-parser's reading of the same command line, or nil when it refuses it.
+    func parsed(_ arguments: [String]) -> DirectArguments.Request? {
+        let rest = Array(arguments.dropFirst())
+        switch arguments.first {
+        case "query": return (try? QueryCommand.parseAsRoot(rest) as? QueryCommand).map { .query($0.request) }
+        case "symbols": return (try? SymbolsCommand.parseAsRoot(rest) as? SymbolsCommand).map { .symbols($0.request) }
+        default: return nil
+        }
+    }
+
+    @Test func thePlainFormsAreReadDirectlyAsSwiftArgumentParserReadsThem() throws {
+        let plain: [[String]] = [
+            ["query", "com.example.app"], ["query", "com.example.app", "--json"], ["query", "--json", "org.example.*"], ["query"],
+            ["query", "--kind", "application"], ["query", "--kind=application", "--lang", "de-CH,en"], ["query", "--under", "/srv/apps", "-v"],
+            ["query", "--uuid", "48F282DE-1BD5-F162-67A9-DA7D51476FD4", "--arch", "arm64", "--in-archives"], ["query", "--runs-on", "macos:15.0/arm64"],
+            ["query", "--plugin-type=ABC", "--extension-point", "com.apple.share-services", "--no-archives", "--catalogue", "/tmp/c.sqlite"],
+            ["query", "--log-level", "debug", "x"], ["query", "--lang=de=x"], ["symbols", "48f282de1bd5f16267a9da7d51476fd4"],
+            ["symbols", "A", "B", "--catalogue=/tmp/c.sqlite"], ["symbols", "--verbose", "A"],
+        ]
+        for arguments in plain {
+            let direct = try #require(DirectArguments.parse(arguments), "\(arguments) not read directly")
+            #expect(direct == parsed(arguments), "\(arguments)")
+        }
+        #expect(DirectArguments.parse(["query", "com.example.app", "--json"]) == .query({
+            var request = QueryRequest()
+            request.identifier = "com.example.app"
+            request.json = true
+            return request
+        }()))
+    }
+
+    /// Help, `--`, repeats, missing values and unknown options are swift-argument-parser's.
+    @Test func whatIsNotPlainIsLeftToSwiftArgumentParser() {
+        let left: [[String]] = [
+            ["query", "--help"], ["query", "-h"], ["query", "--", "-x"], ["query", "a", "b"], ["query", "--kind"], ["query", "--kind", "--json"],
+            ["query", "--json", "--json"], ["query", "-v", "--verbose"], ["query", "--bogus"], ["query", "--json=yes"], ["query", "--log-level", "loud"],
+            ["query", "--kind", "x", "--kind", "y"], ["query", ""], ["query", "--kind="], ["query", "-"], ["symbols"], ["symbols", "--json", "A"],
+            ["symbols", "--kind", "x", "A"], ["open-with", "x"], [],
+        ]
+        for arguments in left { #expect(DirectArguments.parse(arguments) == nil, "\(arguments)") }
+    }
+
+    /// Thousands of command lines made of options, values and words: each one read directly is
+    /// read the same by swift-argument-parser.
+    @Test func randomCommandLinesAreReadAlikeOrLeft() {
+        let words = ["query", "symbols", "com.example.app", "org.*", "--json", "--json=1", "--kind", "--kind=bundle", "application", "--under", "/srv",
+                     "--uuid", "48f282de", "--arch", "x86_64", "--in-archives", "--no-archives", "--plugin-type", "--extension-point", "--runs-on",
+                     "macos:14", "--catalogue", "/tmp/c", "--lang", "de", "--lang=fr", "-v", "--verbose", "--log-level", "info", "--log-level=warning",
+                     "--", "-", "", "help", "--help", "-h", "-x", "--database", "postgresql://h/db", "--host", "--version", "-vv", "=", "--=x"]
+        var generator = SeededGenerator(seed: 30)
+        var readDirectly = 0
+        for _ in 0..<4_000 {
+            let command = Bool.random(using: &generator) ? "query" : "symbols"
+            let arguments = [command] + (0..<Int.random(in: 0...5, using: &generator)).map { _ in words.randomElement(using: &generator)! }
+            guard let direct = DirectArguments.parse(arguments) else { continue }
+            readDirectly += 1
+            #expect(direct == parsed(arguments), "\(arguments)")
+        }
+        // Not a test of nothing: a good share of them are plain.
+        #expect(readDirectly > 400, "\(readDirectly) of 4,000 read directly")
+    }
+}
