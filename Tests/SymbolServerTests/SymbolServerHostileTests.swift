@@ -27,7 +27,8 @@ import TestSupport
         #expect(server.isRunning)
         // The bound holds (4,096 connections, the oldest idle ones closed to make room) and memory stays small.
         #expect(descriptors < 4_096 + 64)
-        #expect(idle.filter(\.isClosedByPeer).count >= 5_000 - 4_096)
+        // The server's closes reach this end a moment after it makes room: looked for until they have.
+        try poll(timeout: 10, "\(idle.filter(\.isClosedByPeer).count) of 5,000 closed by the server") { idle.filter(\.isClosedByPeer).count >= 5_000 - 4_096 }
         #expect(after - before < 64 * 1_024, "RSS grew from \(before) to \(after) KiB")
         idle.removeAll()
         #expect(try curl(url).status == 200)
