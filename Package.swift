@@ -63,10 +63,16 @@ let package = Package(
         .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
         .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "Scanner", dependencies: ["Archives", "BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
+        // How the catalogue is read, on GRDB's connections or SQLite's own: SQL, row decoding, the
+        // file's rules. Neither GRDB nor Foundation: the query-only `bundlefs` is built on it.
+        .target(
+            name: "CatalogueReading",
+            dependencies: ["BundleModel", "Codecs", "SystemCalls", .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: strict),
         .target(
             name: "Catalogue",
             dependencies: [
-                "BundleModel", "Codecs", "Records", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
+                "BundleModel", "CatalogueReading", "Codecs", "Records", "SystemCalls", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -107,15 +113,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // The commands that only read the catalogue (query, symbols): all the query-only `bundlefs`
-        // links, so that a lookup loads SQLite and no other C library (Docs/packaging.md).
+        // The commands that only read the catalogue (query, symbols) as requests, their output and
+        // their plain command lines: all the query-only `bundlefs` links, so that a lookup loads
+        // SQLite and no other C library, nor Foundation, GRDB or swift-argument-parser (Docs/packaging.md).
         .target(
-            name: "CatalogueCommands",
-            dependencies: [
-                "BundleModel", "Catalogue", "Codecs", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict),
+            name: "CatalogueCommands", dependencies: ["BundleModel", "CatalogueReading", "Codecs", "SystemCalls"], swiftSettings: strict),
         .target(
             name: "BundleFSCommands",
             dependencies: [
@@ -159,7 +161,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CommandTests",
-            dependencies: ["BundleModel", "CatalogueCommands", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
+            dependencies: ["BundleFSCommands", "BundleModel", "CatalogueCommands", "Codecs", "Fixtures", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         .target(

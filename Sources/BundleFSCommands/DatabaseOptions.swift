@@ -1,3 +1,4 @@
+import ArgumentParser
 import BundleModel
 import Catalogue
 import CatalogueCommands
@@ -28,3 +29,25 @@ extension DatabaseOptions {
         }
     }
 }
+
+
+/// `--database URL [--host NAME]`: ask the PostgreSQL database hosts publish to instead of the
+/// local catalogue (`query`, `open-with`). The asking is `RemoteCatalogue`'s.
+struct DatabaseOptions: ParsableArguments {
+
+    @Option(help: ArgumentHelp(
+        "Ask this PostgreSQL database, which hosts publish to, instead of the local catalogue.",
+        discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
+    var host: String?
+
+    func validate() throws {
+        if host != nil && database == nil { throw ValidationError("--host narrows --database; give --database too") }
+        if let database, !RemoteCatalogue.looksValid(database) {
+            throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
+        }
+    }
+}
+

@@ -1,4 +1,5 @@
 public import BundleModel
+import CatalogueReading
 import GRDB
 public import SystemCalls
 
@@ -17,44 +18,10 @@ extension Catalogue {
         try symbolMatchesByKey(.all, under: root)
     }
 
-    /// Which UUIDs a question reads: one, every one, or (the symbol stores' directories) those
-    /// whose keys start with a prefix of hex digits, as a range of the index, not in archives.
-    enum UUIDSelection {
-        case key(String)
-        case all
-        case prefix(String)
+    func symbolMatchesByKey(_ selection: CatalogueQueries.UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
+        try read { db in try CatalogueQueries.symbolMatchesByKey(db, selection, under: under) }
     }
 
-    func symbolMatchesByKey(_ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
-        try read { db in try Self.symbolMatchesByKey(db, selection, under: under) }
-    }
-
-    /// The same, from any connection (`CatalogueLookup`'s too).
-    static func symbolMatchesByKey(_ source: some RowSource, _ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
-        var conditions: [String], arguments: [String]
-        switch selection {
-        case let .key(key): (conditions, arguments) = (["x.uuid_key = ?"], [key])
-        case .all: (conditions, arguments) = (["x.uuid_key IS NOT NULL"], [])
-        // Keys are lower-case hex: every key with the prefix sorts below the prefix and "g".
-        case let .prefix(prefix): (conditions, arguments) = (["x.uuid_key >= ?", "x.uuid_key < ?", "b.archive IS NULL"], [prefix, prefix + "g"])
-        }
-        if let under {
-            conditions.append(Self.subtree("b.path"))
-            arguments += Self.subtreeValues(under)
-        }
-        var matches: [String: [DebugSymbols.Match]] = [:]
-        try source.forEachRow("""
-            SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
-            FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
-            """, arguments.map(SQLValue.text)) { row in
-            let bundle = FilePath(row.text(BinaryRow.names.count) ?? "")
-            let slice = BinaryRow.slice(row)
-            guard let key = slice.uuidKey else { return }
-            let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: BundleKind(rawValue: row.text(BinaryRow.names.count + 1) ?? ""))
-            matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
-        }
-        return matches.mapValues(DebugSymbols.sorted)
-    }
 }
 
 /// Secondary indexes during a first index. The UUID index's keys are random, so every commit of

@@ -1,100 +1,13 @@
 public import BundleModel
-import Foundation
+import CatalogueReading
 import GRDB
 public import Records
 public import SystemCalls
 
-/// A bundle or package as the catalogue keeps it: its row id and the whole record written.
-public struct CataloguedBundle: Sendable {
-    public var id: Int64
-    public var record: BundleRecord
-}
-
-/// What to list: an exact identifier or a glob, a kind, a subtree. Identifiers match
-/// case-insensitively; a glob understands `*` and `?`.
-public struct BundleQuery: Sendable {
-    public var identifier: String?
-    public var kind: String?
-    public var under: FilePath?
-    /// A Mach-O UUID or ELF build-id, as `BinarySlice.uuidKey` makes it comparable (rule 25).
-    public var uuidKey: String?
-    /// Bundles with a slice of this architecture.
-    public var arch: String?
-    /// Only bundles inside archives (true), only loose ones (false), or both (nil).
-    public var inArchives: Bool?
-    /// Bundles that provide this CFPlugIn type, as `PlugInProvision.typeKey` spells it (rule 31).
-    public var plugInType: String?
-    /// Bundles that are extensions of this extension point (rule 31).
-    public var extensionPoint: String?
-    /// Bundles whose executable runs there (rule 32).
-    public var runsOn: RunTarget?
-
-    public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil,
-                inArchives: Bool? = nil) {
-        self.inArchives = inArchives
-        self.identifier = identifier
-        self.kind = kind
-        self.under = under
-        self.uuidKey = uuidKey
-        self.arch = arch
-    }
-
-    public var identifierIsGlob: Bool { identifier.map { $0.contains("*") || $0.contains("?") } ?? false }
-}
-
 extension Catalogue {
     /// The bundles matching a query, by path.
     public func bundles(matching query: BundleQuery) throws -> [CataloguedBundle] {
-        try read { db in try Self.bundles(db, matching: query) }
-    }
-
-    /// The same, from any connection (`CatalogueLookup`'s too).
-    static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
-        var conditions: [String] = []
-        var arguments: [SQLValue] = []
-        if let identifier = query.identifier {
-            if query.identifierIsGlob {
-                conditions.append("identifier LIKE ? ESCAPE '\\'")
-                arguments.append(.text(Self.likePattern(forGlob: identifier)))
-            } else {
-                conditions.append("identifier = ? COLLATE NOCASE")
-                arguments.append(.text(identifier))
-            }
-        }
-        if let kind = query.kind {
-            conditions.append("kind = ?")
-            arguments.append(.text(kind))
-        }
-        if let under = query.under {
-            conditions.append(Self.subtreeCondition)
-            arguments += Self.subtreeValues(under).map(SQLValue.text)
-        }
-        if let uuidKey = query.uuidKey {
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
-            arguments.append(.text(uuidKey))
-        }
-        if let inArchives = query.inArchives { conditions.append(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
-        if let arch = query.arch {
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
-            arguments.append(.text(arch))
-        }
-        if let plugInType = query.plugInType {
-            conditions.append("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)")
-            arguments.append(.text(plugInType))
-        }
-        if let extensionPoint = query.extensionPoint {
-            conditions.append("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?")
-            arguments.append(.text(extensionPoint))
-        }
-        if let runsOn = query.runsOn {
-            // The slices' platform narrows; versions and architectures are rule 32's, below.
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)")
-            arguments.append(.text(runsOn.platform))
-        }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
-        guard let runsOn = query.runsOn else { return bundles }
-        return bundles.filter { runsOn.admits($0.record) }
+        try read { db in try CatalogueQueries.bundles(db, matching: query) }
     }
 
     /// One bundle by path.
@@ -112,7 +25,7 @@ extension Catalogue {
 
     /// The bundle at a path, within a read the caller has open.
     static func fetchBundle(_ db: Database, atPath path: FilePath) throws -> CataloguedBundle? {
-        try fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [.text(path.string)]).first
+        try CatalogueQueries.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [.text(path.string)]).first
     }
 
     /// How many bundles and directories there are under a root, for summaries.
@@ -129,46 +42,21 @@ extension Catalogue {
     /// `query --json` gives its bundles as `archiveError`.
     public func archiveErrors(of archives: Set<FilePath>) throws -> [FilePath: String] {
         guard !archives.isEmpty else { return [:] }
-        return try read { db in try Self.archiveErrors(db, of: archives) }
+        return try read { db in try CatalogueQueries.archiveErrors(db, of: archives) }
     }
 
-    static func archiveErrors(_ source: some RowSource, of archives: Set<FilePath>) throws -> [FilePath: String] {
-        var errors: [FilePath: String] = [:]
-        for archive in archives {
-            try source.forEachRow("SELECT error FROM archives WHERE path = ? AND error IS NOT NULL", [.text(archive.string)]) { row in
-                errors[archive] = row.text(0)
-            }
-        }
-        return errors
-    }
+    /// What `CatalogueQueries` says (kept here for the writer's and the readers' SQL).
+    static let subtreeCondition = CatalogueQueries.subtreeCondition
 
-    /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index. The
-    /// three values are `subtreeValues(R)`, which get the root right (`/`: everything).
-    static let subtreeCondition = subtree()
-
-    /// The same for any column and placeholders (the writer's statements number theirs).
     static func subtree(_ column: String = "path", exact: String = "?", low: String = "?", high: String = "?") -> String {
-        "(\(column) = \(exact) OR (\(column) >= \(low) AND \(column) < \(high)))"
+        CatalogueQueries.subtree(column, exact: exact, low: low, high: high)
     }
 
-    public static func subtreeValues(_ root: FilePath) -> [String] {
-        root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]
-    }
+    public static func subtreeValues(_ root: FilePath) -> [String] { CatalogueQueries.subtreeValues(root) }
 
     static func subtreeArguments(_ root: FilePath) -> StatementArguments { StatementArguments(subtreeValues(root)) }
 
-    public static func likePattern(forGlob glob: String) -> String {
-        var pattern = ""
-        for character in glob {
-            switch character {
-            case "*": pattern += "%"
-            case "?": pattern += "_"
-            case "%", "_", "\\": pattern += "\\" + String(character)
-            default: pattern.append(character)
-            }
-        }
-        return pattern
-    }
+    public static func likePattern(forGlob glob: String) -> String { CatalogueQueries.likePattern(forGlob: glob) }
 
     /// Every bundle, a chunk of rows at a time (by row id), each chunk read in one transaction:
     /// loading all of them at start should not hold every whole record at once (20,000 records
@@ -179,52 +67,12 @@ extension Catalogue {
             let chunk: [CataloguedBundle] = try read { db in
                 guard let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM (SELECT id FROM bundles WHERE id > ? ORDER BY id LIMIT ?)",
                                                     arguments: [after, size]) else { return [] }
-                return try Self.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id > ? AND id <= ? ORDER BY id",
+                return try CatalogueQueries.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id > ? AND id <= ? ORDER BY id",
                                              arguments: [.integer(after), .integer(last)], childRange: (after + 1, last))
             }
             guard let last = chunk.last?.id else { return }
             try body(chunk)
             after = last
-        }
-    }
-
-    static func fetchBundles(_ source: some RowSource, sql: String, arguments: [SQLValue], childRange: (Int64, Int64)? = nil) throws -> [CataloguedBundle] {
-        var found: [CataloguedBundle] = []
-        try source.forEachRow(sql, arguments) { row in found.append(CataloguedBundle(id: row.integer(0) ?? 0, record: BundleRow.record(from: row))) }
-        guard !found.isEmpty else { return [] }
-        var strings: [Int64: [FileName: [String: String]]] = [:]
-        var problems: [Int64: [(severity: String, message: String)]] = [:]
-        var binaries: [Int64: [BinarySlice]] = [:]
-        // Text that may hold NUL (a value of a strings file, a message naming it) is selected as a
-        // blob: read as a C string, SQLite's text would end at the first NUL.
-        let stringsSQL = "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings"
-        let problemsSQL = "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems"
-        let binariesSQL = "SELECT \(BinaryRow.selectList) FROM binaries"
-        func children(_ condition: String, _ arguments: [SQLValue], ordered: (problems: String, binaries: String)) throws {
-            try source.forEachRow("\(stringsSQL) \(condition)", arguments) { row in
-                strings[row.integer(0) ?? 0, default: [:]][FileName(row.text(1) ?? ""), default: [:]][row.exactText(2)] = row.exactText(3)
-            }
-            try source.forEachRow("\(problemsSQL) \(condition) ORDER BY \(ordered.problems)", arguments) { row in
-                problems[row.integer(0) ?? 0, default: []].append((row.text(1) ?? "", row.exactText(2)))
-            }
-            try source.forEachRow("\(binariesSQL) \(condition) ORDER BY \(ordered.binaries)", arguments) { row in
-                binaries[row.integer(0) ?? 0, default: []].append(BinaryRow.slice(row))
-            }
-        }
-        if found.count <= 64 {
-            // A few bundles (a lookup): their child rows by index.
-            for bundle in found { try children("WHERE bundle_id = ?", [.integer(bundle.id)], ordered: ("rowid", "slice")) }
-        } else if let (low, high) = childRange {
-            // A chunk of row ids: the child rows of that range.
-            try children("WHERE bundle_id BETWEEN ? AND ?", [.integer(low), .integer(high)], ordered: ("rowid", "bundle_id, slice"))
-        } else {
-            // Many (a listing): one pass over each child table.
-            try children("", [], ordered: ("rowid", "bundle_id, slice"))
-        }
-        return found.map { bundle in
-            var bundle = bundle
-            BundleRow.complete(&bundle.record, strings: strings[bundle.id] ?? [:], problems: problems[bundle.id] ?? [], binaries: binaries[bundle.id] ?? [])
-            return bundle
         }
     }
 

@@ -1,3 +1,4 @@
+@_exported public import CatalogueReading
 import Codecs
 import GRDB
 public import SystemCalls
@@ -5,37 +6,6 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Why the catalogue could not be opened, in words a user can act on.
-public enum CatalogueError: Error, CustomStringConvertible {
-    case missing(path: String)
-    case cannotCreate(path: String, reason: String)
-    case unreadable(path: String, reason: String)
-    /// `held`: a running bundlefs holds the file, so deleting it is not the advice.
-    case notACatalogue(path: String, reason: String, held: Bool)
-    case newerVersion(path: String)
-    /// Written by an older bundlefs, and nobody is bringing it up to date.
-    case olderVersion(path: String)
-    /// Another process is creating it, or bringing it up to date, and did not finish in time.
-    case beingCreated(path: String)
-    /// Deleted under this process, which has not made a new one yet.
-    case beingRebuilt(path: String)
-
-    public var description: String {
-        switch self {
-        case let .missing(path): "no catalogue at \(path); run `bundlefs index ROOT` first"
-        case let .cannotCreate(path, reason): "cannot create the catalogue at \(path): \(reason)"
-        case let .unreadable(path, reason): "cannot read the catalogue at \(path): \(reason)"
-        case let .notACatalogue(path, reason, held):
-            held ? "\(path) is not a usable bundlefs catalogue (\(reason)); a running bundlefs holds it: stop that first"
-                : "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
-        case let .newerVersion(path): "\(path) was written by a newer bundlefs; use that version, or delete the file to rebuild it"
-        case let .olderVersion(path): "\(path) was written by an older bundlefs; `bundlefs index ROOT` (or starting the watcher) brings it up to date"
-        case let .beingRebuilt(path): "the catalogue at \(path) was deleted and is being rebuilt"
-        case let .beingCreated(path): "the catalogue at \(path) is being created or brought up to date by a running bundlefs; try again once it is ready (`bundlefs status`)"
-        }
-    }
-}
 
 /// The SQLite catalogue: one file in WAL mode, so other processes read while one writes. A
 /// running daemon keeps one open; when the file is deleted or replaced under it (`isStillAtItsPath`)
@@ -65,7 +35,7 @@ public final class Catalogue: Sendable {
     private static func open(_ path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait) throws -> Opened {
         switch mode {
         case .readOnly:
-            return try waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly) }
+            return try CatalogueFile.waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly) }
         case .readWrite:
             try createDirectory(path.parent)
             // Held while the file is created or migrated, so that readers wait rather than find
@@ -92,7 +62,7 @@ public final class Catalogue: Sendable {
             // A catalogue the reader may read but not write, in a directory it may not write: SQLite
             // cannot make the -shm file a WAL reader needs. Read the file as it is instead (what a
             // running watcher has not checkpointed yet is not seen).
-            let database = try DatabaseQueue(path: immutableURI(path), configuration: configuration(mode))
+            let database = try DatabaseQueue(path: CatalogueFile.immutableURI(path), configuration: configuration(mode))
             try checkSchema(database, path: path, mode: mode)
             return Opened(database: database, identity: identity)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
@@ -104,31 +74,7 @@ public final class Catalogue: Sendable {
     }
 
     /// How long a reader waits for a catalogue another process is creating or migrating.
-    public static let creationWait = 10.0
-
-    /// Runs `open` again while it finds no catalogue, or one not yet complete, and a process holds
-    /// the catalogue's lock (creating it, migrating it, or a watcher about to recreate a deleted
-    /// one): a reader started right after `watch` waits for the catalogue instead of being told it
-    /// is unusable.
-    static func waitingForWriter<Opening>(_ path: FilePath, seconds: Double, _ open: () throws -> Opening) throws -> Opening {
-        let deadline = Clocks.monotonicSeconds() + seconds
-        while true {
-            do {
-                return try open()
-            } catch let error as CatalogueError {
-                switch error {
-                case .missing, .olderVersion, .notACatalogue:
-                    // A creator that finished between the attempt and this look (its file renamed
-                    // into place, then its lock let go) leaves a whole catalogue: one more try.
-                    guard FileLock.isHeld(at: lockPath(catalogue: path)) else { return try open() }
-                    guard Clocks.monotonicSeconds() < deadline else { throw CatalogueError.beingCreated(path: path.string) }
-                    usleep(20_000)
-                default:
-                    throw error
-                }
-            }
-        }
-    }
+    public static let creationWait = CatalogueFile.creationWait
 
     /// Makes the catalogue in a file beside it and links it into place whole: a reader finds either
     /// no catalogue or a complete one, never one half made; of two processes creating it at once,
@@ -170,7 +116,7 @@ public final class Catalogue: Sendable {
     }
 
     /// How much of the file a read-only connection maps (SQLite maps no more than the file holds).
-    static let readerMapSize = 1 << 30
+    static let readerMapSize = CatalogueFile.readerMapSize
 
     /// Bytes of WAL file kept after a checkpoint: what 1,000 pages, SQLite's checkpoint interval, fill.
     static let walSizeLimit = 4 << 20
@@ -226,20 +172,7 @@ public final class Catalogue: Sendable {
         }
     }
 
-    /// `file:PATH?immutable=1`, with the characters a URI gives meaning to escaped.
-    static func immutableURI(_ path: FilePath) -> String {
-        let escaped = PercentEncoding.encode(path.bytes, uppercase: false) { byte in
-            switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0x00...0x20, 0x7F...0xFF: true
-            default: false
-            }
-        }
-        return "file:" + escaped + "?immutable=1"
-    }
-
-    /// The lock file beside a catalogue: held by its watcher, which publishes its status in it, and
-    /// by whoever creates or migrates the catalogue meanwhile.
-    public static func lockPath(catalogue: FilePath) -> FilePath { FilePath(catalogue.string + ".lock") }
+    public static func lockPath(catalogue: FilePath) -> FilePath { CatalogueFile.lockPath(catalogue: catalogue) }
 
     /// The identity of the file opened, to notice another at the same path.
     var openedIdentity: FileIdentity? { opened.withLock { $0.identity } }
@@ -250,17 +183,9 @@ public final class Catalogue: Sendable {
         opened.withLock { $0 = fresh }
     }
 
-    /// The variables `defaultPath` reads.
-    public static let pathVariables = ["BUNDLEFS_CATALOGUE", "XDG_CACHE_HOME", "HOME"]
+    public static let pathVariables = CatalogueFile.pathVariables
 
-    /// The default location: `$BUNDLEFS_CATALOGUE`, else `$XDG_CACHE_HOME/bundlefs/catalogue.sqlite`,
-    /// else `~/.cache/bundlefs/catalogue.sqlite`.
-    public static func defaultPath(environment: [String: String]) -> FilePath {
-        if let explicit = environment["BUNDLEFS_CATALOGUE"], !explicit.isEmpty { return FilePath(explicit) }
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return FilePath(cache + "/bundlefs/catalogue.sqlite") }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-        return FilePath(home).appending(FilePath(".cache/bundlefs/catalogue.sqlite"))
-    }
+    public static func defaultPath(environment: [String: String]) -> FilePath { CatalogueFile.defaultPath(environment: environment) }
 
     static func createDirectory(_ directory: FilePath) throws {
         var current = FilePath.root

@@ -125,12 +125,13 @@ public struct CatalogueWriter {
     }
 
     public func write(_ record: BundleRecord) throws {
-        BundleRow.bind(record, scannedAt: scannedAt, to: insertBundle)
+        let claims = ApplicationClaims.encode(record)
+        BundleRow.bind(record, scannedAt: scannedAt, launchClaims: claims, to: insertBundle)
         let id: Int64
         if let inserted = try insertBundle.executeReturningInteger() {
             id = inserted // new: it has no child rows yet
         } else {
-            BundleRow.bind(record, scannedAt: scannedAt, to: updateBundle)
+            BundleRow.bind(record, scannedAt: scannedAt, launchClaims: claims, to: updateBundle)
             guard let updated = try updateBundle.executeReturningInteger() else { return }
             id = updated
             deleteStrings.bind(1, id)

@@ -1,10 +1,11 @@
+import CatalogueReading
 import GRDB
 import GRDBSQLite
 
 /// A prepared statement bound and stepped through SQLite's C API. The index writes tens of
 /// thousands of rows a second; GRDB's argument arrays box every value, which cost more than SQLite
 /// itself. GRDB prepares the statement and owns it; this only binds and steps.
-struct RawStatement {
+struct RawStatement: ColumnBinder {
     let statement: Statement
     let connection: OpaquePointer
     var handle: OpaquePointer { statement.sqliteStatement }

@@ -4,9 +4,6 @@ import GRDB
 /// The catalogue's schema, one migration per version. Docs/catalogue.md describes every table
 /// for people who query it with `sqlite3`; keep the two in step.
 enum Schema {
-    /// The migrations' identifiers, in order: what a complete catalogue of this version has applied.
-    static var versions: [String] { migrator.migrations }
-
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -121,7 +121,7 @@ package enum DirectArguments {
                 value = next
             }
             guard let value, !value.isEmpty else { return fail() }
-            if name == "--log-level", LogLevel(rawValue: value) == nil { return fail() }
+            if name == "--log-level", !["error", "warning", "info", "debug"].contains(value) { return fail() }
             return .option(name, value)
         }
 

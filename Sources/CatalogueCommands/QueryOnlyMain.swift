@@ -3,12 +3,13 @@ import Glibc
 #endif
 import SystemCalls
 
-/// `bundlefs` as installed: the commands that only read the catalogue (`query`, `symbols`,
-/// `--version`), answered by a binary that links SQLite and no other C library, and every other
-/// command handed to the complete binary (`bundlefs-full`) by `execv`, with the same arguments, in
-/// the same process. A lookup from a script or lldb's DBGShellCommands (once per UUID of a crash)
-/// then does not load the 40 libraries libpq, libtiff, libarchive and libfuse bring, which took
-/// most of its time (Docs/packaging.md).
+/// `bundlefs` as installed: `query` and `symbols` in their plain forms (`DirectArguments`) and
+/// `--version`, answered by a binary of the standard library, the catalogue's reading and SQLite
+/// alone; everything else (every other command, help, usage mistakes, PostgreSQL's `--database`)
+/// is handed to the complete binary (`bundlefs-full`) by `execv`, with the same arguments, in the
+/// same process. A lookup from a script or lldb's DBGShellCommands (once per UUID of a crash) then
+/// loads neither the 40 libraries libpq, libtiff, libarchive and libfuse bring nor Foundation,
+/// GRDB and swift-argument-parser, which took most of its time (Docs/packaging.md).
 public enum QueryOnlyMain {
     public static func run() -> Never {
         let arguments = CommandLineMain.arguments()
@@ -16,26 +17,10 @@ public enum QueryOnlyMain {
             print(BundleFSVersion.string)
             exit(0)
         }
-        guard answersHere(arguments) else { handOver() }
         switch DirectArguments.parse(arguments) {
         case let .query(request): CommandLineMain.run { try request.run() }
         case let .symbols(request): CommandLineMain.run { try request.run() }
-        case nil: break
-        }
-        // The command parsed as the root: only its options are reflected (a quarter of a lookup
-        // was swift-argument-parser making every command's property wrappers' metadata).
-        let rest = Array(arguments.dropFirst())
-        if arguments.first == "query" { CommandLineMain.run(QueryCommand.self, arguments: rest) }
-        CommandLineMain.run(SymbolsCommand.self, arguments: rest)
-    }
-
-    /// `query` and `symbols` on the local catalogue; not their help (the complete binary's lists
-    /// every command) nor PostgreSQL (`--database`, `--host`: libpq is the complete binary's).
-    static func answersHere(_ arguments: [String]) -> Bool {
-        guard let command = arguments.first, ["query", "symbols"].contains(command) else { return false }
-        let handedOver = ["--database", "--host", "--help", "-h", "--experimental-dump-help"]
-        return !arguments.dropFirst().contains { argument in
-            handedOver.contains(argument) || handedOver.contains { argument.hasPrefix($0 + "=") }
+        case nil: handOver()
         }
     }
 

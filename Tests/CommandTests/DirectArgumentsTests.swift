@@ -1,4 +1,5 @@
 import ArgumentParser
+@testable import BundleFSCommands
 import CatalogueCommands
 import Fixtures
 import Testing

@@ -38,7 +38,8 @@ import TestSupport
         #expect(try both(["query", "--json"]).0.standardOutput.contains("org.example.Chess"))
         let libraries = try Subprocess.run("/usr/bin/ldd", [Subprocess.bundlefs]).standardOutput
         #expect(libraries.contains("libsqlite3"))
-        for heavy in ["libarchive", "libpq", "libfuse3", "libtiff", "libpng", "libicns"] {
+        // Nor Foundation (its start-up alone was a fifth of a lookup).
+        for heavy in ["libarchive", "libpq", "libfuse3", "libtiff", "libpng", "libicns", "libFoundation", "lib_FoundationICU"] {
             #expect(!libraries.contains(heavy), "\(heavy) in \(libraries)")
         }
         #expect(try Subprocess.run("/usr/bin/ldd", [complete]).standardOutput.contains("libpq"))

@@ -50,6 +50,11 @@ import TestSupport
         #expect(try lookup.symbolMatches(uuidKey: "00000000000000000000000000000000").isEmpty)
     }
 
+    /// The lookup's list of schema versions is the migrator's.
+    @Test func itKnowsTheMigratorsVersions() {
+        #expect(CatalogueFile.schemaVersions == Schema.migrator.migrations)
+    }
+
     /// Missing, not SQLite, SQLite but not a catalogue, a newer and an older catalogue.
     @Test func itRefusesWhatTheCatalogueRefuses() throws {
         let temporary = TemporaryDirectory("lookup-refusals")
@@ -79,7 +84,7 @@ import TestSupport
 
         let older = temporary.appending("older.sqlite")
         _ = try Catalogue(path: FilePath(older), mode: .readWrite)
-        try DatabaseQueue(path: older).write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [Schema.versions.last!]) }
+        try DatabaseQueue(path: older).write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [CatalogueFile.schemaVersions.last!]) }
         let fromThePast = refusals(older)
         #expect(fromThePast.0 == fromThePast.1 && fromThePast.0.contains("older bundlefs"), "\(fromThePast)")
 

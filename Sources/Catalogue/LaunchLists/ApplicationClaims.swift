@@ -1,4 +1,5 @@
 import BundleModel
+import Codecs
 
 /// What an installed application claims (rule 29), packed into its row (`bundles.launch_claims`,
 /// schema v16): each claim's target, rank order and role, once. The lists of `launch_lists` are
@@ -47,7 +48,7 @@ enum ApplicationClaims {
             let packed = Claim(target: target, order: UInt8(claim.rank.order), role: role)
             guard seen.insert(packed).inserted else { continue }
             bytes.append(target.kind)
-            LaunchListCoding.appendVarint(UInt64(target.value.count), to: &bytes)
+            LEB128.append(UInt64(target.value.count), to: &bytes)
             bytes += target.value
             bytes.append(packed.order)
             bytes.append(role)

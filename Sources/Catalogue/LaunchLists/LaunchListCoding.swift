@@ -1,3 +1,4 @@
+import Codecs
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,17 +19,6 @@ enum LaunchListCoding {
     static let roleCodes: [String] = ["Editor", "None", "Shell", "Viewer"]
 
     static func roleCode(_ name: String) -> UInt8? { roleCodes.firstIndex(of: name).map(UInt8.init) }
-
-    /// LEB128: seven bits a byte, low first, the high bit set on all but the last (lists and the
-    /// applications' packed claims).
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
 
     /// SQLite's BINARY order: the bytes, then the length.
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
@@ -250,5 +240,5 @@ struct LaunchListWriter {
         count += 1
     }
 
-    private mutating func varint(_ value: UInt64) { LaunchListCoding.appendVarint(value, to: &bytes) }
+    private mutating func varint(_ value: UInt64) { LEB128.append(value, to: &bytes) }
 }

@@ -1,20 +1,19 @@
-import BundleModel
-import GRDB
+package import BundleModel
 import SystemCalls
 
 /// The `binaries` row of one slice of a bundle's executable or DWARF file (rule 24); `file` is
 /// relative to the bundle, so renaming a bundle leaves these rows as they are.
-enum BinaryRow {
-    static let names = ["bundle_id", "slice", "file", "format", "arch", "file_type", "uuid_key", "platform", "min_os", "sdk",
+package enum BinaryRow {
+    package static let names = ["bundle_id", "slice", "file", "format", "arch", "file_type", "uuid_key", "platform", "min_os", "sdk",
                         "signature", "signing_identifier", "team_identifier"]
 
-    static let insertSQL = "INSERT INTO binaries (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+    package static let insertSQL = "INSERT INTO binaries (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
 
     /// What queries select, in this order.
-    static let selectList = names.joined(separator: ", ")
+    package static let selectList = names.joined(separator: ", ")
 
     /// `index` is the slice's position in the record (its order when read back).
-    static func bind(_ slice: BinarySlice, bundleID: Int64, index: Int, to statement: RawStatement) {
+    package static func bind(_ slice: BinarySlice, bundleID: Int64, index: Int, to statement: some ColumnBinder) {
         statement.bind(1, bundleID)
         statement.bind(2, Int64(index))
         statement.bind(3, slice.file.string)
@@ -31,7 +30,7 @@ enum BinaryRow {
     }
 
     /// The slice of a row of `selectList`.
-    static func slice(_ row: some ColumnValues) -> BinarySlice {
+    package static func slice(_ row: some ColumnValues) -> BinarySlice {
         let format = row.text(3).flatMap(BinarySlice.Format.init(rawValue:)) ?? .machO
         var slice = BinarySlice(file: FilePath(row.text(2) ?? ""), format: format, arch: row.text(4) ?? "", fileType: row.text(5) ?? "")
         if let key = row.text(6) { slice.setUUID(key: key) }

@@ -4,7 +4,7 @@ import GRDBSQLite
 /// (`bundlefs query ID`, `symbols UUID`: a script's loop, lldb once per UUID of a crash). GRDB's
 /// connection set-up, its statement authorizer and its generic fetching were a third of such a
 /// command's time; a lookup prepares three or four statements once and needs none of it.
-final class LookupConnection: RowSource {
+package final class LookupConnection: RowSource {
     private let handle: OpaquePointer
 
     /// What SQLite said: its result code and message.
@@ -26,7 +26,7 @@ final class LookupConnection: RowSource {
         handle = opened
         // As the catalogue's own readers: wait for a writer's lock, map the file rather than copy pages.
         sqlite3_busy_timeout(handle, 5_000)
-        try execute("PRAGMA mmap_size = \(Catalogue.readerMapSize)")
+        try execute("PRAGMA mmap_size = \(CatalogueFile.readerMapSize)")
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -43,7 +43,7 @@ final class LookupConnection: RowSource {
         return try body()
     }
 
-    func forEachRow(_ sql: String, _ arguments: [SQLValue], _ body: (any ColumnValues) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ arguments: [SQLValue], _ body: (any ColumnValues) throws -> Void) throws {
         var prepared: OpaquePointer?
         let code = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
         guard code == SQLITE_OK, let statement = prepared else { throw failure(code) }
@@ -70,20 +70,20 @@ final class LookupConnection: RowSource {
 }
 
 /// The row a lookup's statement stands on.
-struct LookupRow: ColumnValues {
+package struct LookupRow: ColumnValues {
     let statement: OpaquePointer
 
     private func isNull(_ index: Int) -> Bool { sqlite3_column_type(statement, Int32(index)) == SQLITE_NULL }
 
-    func text(_ index: Int) -> String? {
+    package func text(_ index: Int) -> String? {
         guard !isNull(index) else { return nil }
         guard let characters = sqlite3_column_text(statement, Int32(index)) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: characters, count: Int(sqlite3_column_bytes(statement, Int32(index)))), as: UTF8.self)
     }
 
-    func integer(_ index: Int) -> Int64? { isNull(index) ? nil : sqlite3_column_int64(statement, Int32(index)) }
+    package func integer(_ index: Int) -> Int64? { isNull(index) ? nil : sqlite3_column_int64(statement, Int32(index)) }
 
-    func bytes(_ index: Int) -> [UInt8]? {
+    package func bytes(_ index: Int) -> [UInt8]? {
         guard !isNull(index) else { return nil }
         guard let blob = sqlite3_column_blob(statement, Int32(index)) else { return [] }
         return [UInt8](UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, Int32(index)))))

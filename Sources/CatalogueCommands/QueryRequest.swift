@@ -1,66 +1,7 @@
-package import ArgumentParser
 import BundleModel
-import Catalogue
+import CatalogueReading
 import Codecs
-import Foundation
 import SystemCalls
-
-package struct QueryCommand: ParsableCommand {
-    package init() {}
-
-    package static let configuration = CommandConfiguration(
-        commandName: "query",
-        abstract: "List catalogued bundles: by exact identifier, by a glob such as com.example.*, by kind, under a path, by UUID or architecture.",
-        discussion: "Identifiers match case-insensitively. With no arguments, every catalogued bundle and package is listed.")
-
-    @Argument(help: ArgumentHelp("An identifier, or a glob with * and ?.", valueName: "id-or-glob"))
-    var identifier: String?
-
-    @Option(help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, backup (a Time Machine backup), or a raw package type.", valueName: "kind"))
-    var kind: String?
-
-    @Option(help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))
-    var under: String?
-
-    @Option(help: ArgumentHelp("Only bundles with an executable or DWARF slice of this Mach-O UUID or ELF build-id (any case, hyphens or none).", valueName: "uuid"))
-    var uuid: String?
-
-    @Option(help: ArgumentHelp("Only bundles with a slice of this architecture (x86_64, arm64, arm64e, i386, ppc, aarch64, ...).", valueName: "arch"))
-    var arch: String?
-
-    @Flag(name: .customLong("in-archives"), help: "Only bundles inside archives (.ipa, .zip, .tar.*, ...).")
-    var inArchives = false
-
-    @Flag(name: .customLong("no-archives"), help: "Only bundles on disk, none inside archives.")
-    var noArchives = false
-
-    @Option(name: .customLong("plugin-type"), help: ArgumentHelp("Only bundles that provide this CFPlugIn type (a UUID, any case).", valueName: "uuid"))
-    var plugInType: String?
-
-    @Option(name: .customLong("extension-point"), help: ArgumentHelp("Only extensions of this extension point (NSExtensionPointIdentifier).", valueName: "id"))
-    var extensionPoint: String?
-
-    @Option(name: .customLong("runs-on"), help: ArgumentHelp(
-        "Only bundles whose executable runs natively there: PLATFORM[:VERSION][/ARCH], e.g. macos:15.0/arm64, macos/x86_64, ios:17.0.",
-        valueName: "target"))
-    var runsOn: String?
-
-    @Flag(help: "Print a JSON array for programs instead of a table.")
-    var json = false
-
-    @OptionGroup var remote: DatabaseOptions
-
-    @OptionGroup var common: CommonOptions
-
-    package func run() throws { try request.run() }
-
-    /// What was asked, as plain values (what `DirectArguments` reads without this type).
-    package var request: QueryRequest {
-        QueryRequest(identifier: identifier, kind: kind, under: under, uuid: uuid, arch: arch, inArchives: inArchives, noArchives: noArchives,
-                     plugInType: plugInType, extensionPoint: extensionPoint, runsOn: runsOn, json: json,
-                     database: remote.database, host: remote.host, choice: common.catalogueChoice)
-    }
-}
 
 /// `bundlefs query`'s question and its answer, apart from how the command line was read.
 package struct QueryRequest: Equatable, Sendable {
@@ -81,7 +22,7 @@ package struct QueryRequest: Equatable, Sendable {
 
     package init() {}
 
-    init(identifier: String?, kind: String?, under: String?, uuid: String?, arch: String?, inArchives: Bool, noArchives: Bool, plugInType: String?,
+    package init(identifier: String?, kind: String?, under: String?, uuid: String?, arch: String?, inArchives: Bool, noArchives: Bool, plugInType: String?,
          extensionPoint: String?, runsOn: String?, json: Bool, database: String?, host: String?, choice: CatalogueChoice) {
         (self.identifier, self.kind, self.under, self.uuid, self.arch) = (identifier, kind, under, uuid, arch)
         (self.inArchives, self.noArchives, self.plugInType, self.extensionPoint, self.runsOn) = (inArchives, noArchives, plugInType, extensionPoint, runsOn)

@@ -1,28 +1,28 @@
-import BundleModel
+package import BundleModel
 import Codecs
-import Foundation
-import GRDB
-import SystemCalls
+package import SystemCalls
 
 /// The `bundles` row of a `BundleRecord`, declared once: each column says how a record fills it
 /// and, unless it is derived from other columns, how it gives the value back. The insert, the
 /// update, the select list, the binding and the decoding all come from this one list; the
 /// migrations in `Schema` create the columns, and Docs/catalogue.md describes them.
-enum BundleRow {
+package enum BundleRow {
     /// What a row is written from: the record and the moment it was written.
-    struct Source {
+    package struct Source {
         let record: BundleRecord
         let info: InfoDictionary
         let scannedAt: Double
+        /// Rule 29's claims packed (`ApplicationClaims`, the writer's), or nil.
+        let launchClaims: [UInt8]?
     }
 
-    struct Column: Sendable {
-        let name: String
-        let write: @Sendable (Source, RawStatement, Int32) -> Void
+    package struct Column: Sendable {
+        package let name: String
+        let write: @Sendable (Source, any ColumnBinder, Int32) -> Void
         /// nil for columns derived from others (the Info keys with columns of their own, counts).
         let read: (@Sendable (any ColumnValues, Int, inout BundleRecord) -> Void)?
 
-        init(_ name: String, write: @escaping @Sendable (Source, RawStatement, Int32) -> Void,
+        init(_ name: String, write: @escaping @Sendable (Source, any ColumnBinder, Int32) -> Void,
              read: (@Sendable (any ColumnValues, Int, inout BundleRecord) -> Void)? = nil) {
             self.name = name
             self.write = write
@@ -31,7 +31,7 @@ enum BundleRow {
     }
 
     /// `path` comes first: the update statement finds the row by it.
-    static let columns: [Column] = [
+    package static let columns: [Column] = [
         Column("path", write: { $1.bind($2, $0.record.key.string) }, read: { $2.key = FilePath($0.text($1) ?? "") }),
         Column("name", write: { $1.bind($2, $0.record.name.string) }),
         Column("identifier", write: { $1.bind($2, $0.info.identifier) }),
@@ -119,7 +119,7 @@ enum BundleRow {
                read: { $2.installation?.component = $0.text($1) }),
         // Rule 29's claims of an installed application, packed (`ApplicationClaims`); written, never read back into a record.
         Column("launch_claims", write: { source, statement, index in
-            if let claims = ApplicationClaims.encode(source.record) { statement.bind(index, bytes: claims) } else { statement.bind(index, nil as Int64?) }
+            if let claims = source.launchClaims { statement.bind(index, bytes: claims) } else { statement.bind(index, nil as Int64?) }
         }),
         Column("stamps", write: { $1.bind($2, StampCoding.encode($0.record.stamps)) }, read: { $2.stamps = StampCoding.decode($0.text($1)) }),
         Column("error_count", write: { $1.bind($2, Int64($0.record.errors.count)) }),
@@ -127,39 +127,39 @@ enum BundleRow {
         Column("scanned_at", write: { $1.bind($2, $0.scannedAt) }),
     ]
 
-    static let names = columns.map(\.name)
+    package static let names = columns.map(\.name)
 
     /// Inserts a new row, returning its id; returns no row when the path is already there.
-    static let insertSQL = """
+    package static let insertSQL = """
         INSERT INTO bundles (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
         ON CONFLICT(path) DO NOTHING RETURNING id
         """
 
     /// Updates the row at the path bound first, returning its id.
-    static let updateSQL: String = {
+    package static let updateSQL: String = {
         let assignments = names.enumerated().dropFirst().map { "\($1) = ?\($0 + 1)" }.joined(separator: ", ")
         return "UPDATE bundles SET \(assignments) WHERE path = ?1 RETURNING id"
     }()
 
     /// What queries select, in this order: `id`, then every column.
-    static let selectList = (["id"] + names).joined(separator: ", ")
+    package static let selectList = (["id"] + names).joined(separator: ", ")
 
     /// Binds a record to the insert or update statement.
-    static func bind(_ record: BundleRecord, scannedAt: Double, to statement: RawStatement) {
-        let source = Source(record: record, info: record.infoDictionary, scannedAt: scannedAt)
+    package static func bind(_ record: BundleRecord, scannedAt: Double, launchClaims: [UInt8]?, to statement: some ColumnBinder) {
+        let source = Source(record: record, info: record.infoDictionary, scannedAt: scannedAt, launchClaims: launchClaims)
         for (index, column) in columns.enumerated() { column.write(source, statement, Int32(index + 1)) }
     }
 
     /// A record of some columns only, read from a row selecting `id` then those (a migration's
     /// view of the table as it was: later migrations' columns are not there yet).
-    static func record(from row: some ColumnValues, columns selected: [String]) -> BundleRecord {
+    package static func record(from row: some ColumnValues, columns selected: [String]) -> BundleRecord {
         var record = BundleRecord(key: .here)
         for (index, name) in selected.enumerated() { columns.first { $0.name == name }?.read?(row, index + 1, &record) }
         return record
     }
 
     /// The record of a row of `selectList`, its child rows' parts not yet added (`complete`).
-    static func record(from row: any ColumnValues) -> BundleRecord {
+    package static func record(from row: any ColumnValues) -> BundleRecord {
         var record = BundleRecord(key: .here)
         for (index, column) in columns.enumerated() { column.read?(row, index + 1, &record) }
         return record
@@ -167,7 +167,7 @@ enum BundleRow {
 
     /// Adds what the child tables hold: the strings tables' entries (over the empty tables
     /// `strings_tables` lists), the problems, the binaries.
-    static func complete(_ record: inout BundleRecord, strings: [FileName: [String: String]], problems: [(severity: String, message: String)],
+    package static func complete(_ record: inout BundleRecord, strings: [FileName: [String: String]], problems: [(severity: String, message: String)],
                          binaries: [BinarySlice]) {
         for (localization, table) in strings { record.infoPlistStrings[localization] = table }
         record.errors = problems.filter { $0.severity == "error" }.map(\.message)
@@ -177,14 +177,14 @@ enum BundleRow {
 }
 
 /// JSON arrays of strings, as the catalogue keeps lists for `sqlite3` users.
-enum JSONArrays {
-    static func encode(_ values: [String]) -> String {
+package enum JSONArrays {
+    package static func encode(_ values: [String]) -> String {
         var writer = JSONWriter(capacity: 16 * values.count + 2)
         writer.strings(values)
         return writer.text
     }
 
-    static func decode(_ json: String?) -> [String] {
+    package static func decode(_ json: String?) -> [String] {
         guard let json, let value = try? JSONValue.parse(json) else { return [] }
         return value.arrayValue?.compactMap(\.stringValue) ?? []
     }

@@ -13,24 +13,24 @@ import Glibc
 public final class CatalogueLookup {
     let connection: LookupConnection
 
-    public init(path: FilePath, creationWait: Double = Catalogue.creationWait) throws {
-        connection = try Catalogue.waitingForWriter(path, seconds: creationWait) { try Self.open(path) }
+    public init(path: FilePath, creationWait: Double = CatalogueFile.creationWait) throws {
+        connection = try CatalogueFile.waitingForWriter(path, seconds: creationWait) { try Self.open(path) }
     }
 
-    /// The bundles matching a query, by path (`Catalogue.bundles(matching:)`).
+    /// The bundles matching a query, by path (as `Catalogue.bundles(matching:)`).
     public func bundles(matching query: BundleQuery) throws -> [CataloguedBundle] {
-        try connection.read { try Catalogue.bundles(connection, matching: query) }
+        try connection.read { try CatalogueQueries.bundles(connection, matching: query) }
     }
 
     /// The archives' own errors, by archive (`Catalogue.archiveErrors(of:)`).
     public func archiveErrors(of archives: Set<FilePath>) throws -> [FilePath: String] {
         guard !archives.isEmpty else { return [:] }
-        return try connection.read { try Catalogue.archiveErrors(connection, of: archives) }
+        return try connection.read { try CatalogueQueries.archiveErrors(connection, of: archives) }
     }
 
     /// The slices with this UUID key, dSYMs first (`Catalogue.symbolMatches(uuidKey:)`).
     public func symbolMatches(uuidKey: String) throws -> [DebugSymbols.Match] {
-        try connection.read { try Catalogue.symbolMatchesByKey(connection, .key(uuidKey), under: nil)[uuidKey] ?? [] }
+        try connection.read { try CatalogueQueries.symbolMatchesByKey(connection, .key(uuidKey), under: nil)[uuidKey] ?? [] }
     }
 
     private static func open(_ path: FilePath) throws -> LookupConnection {
@@ -46,13 +46,13 @@ public final class CatalogueLookup {
             } catch let failure as LookupConnection.Failure where [SQLITE_READONLY, SQLITE_CANTOPEN].contains(failure.primaryCode) {
                 // A catalogue in a directory this user may not write: no -shm file for a WAL
                 // reader, so the file is read as it is (as `Catalogue` does).
-                let connection = try LookupConnection(path: Catalogue.immutableURI(path), uri: true)
+                let connection = try LookupConnection(path: CatalogueFile.immutableURI(path), uri: true)
                 try checkSchema(connection, path: path)
                 return connection
             }
         } catch let failure as LookupConnection.Failure {
             throw CatalogueError.notACatalogue(path: path.string, reason: failure.message,
-                                               held: FileLock.isHeld(at: Catalogue.lockPath(catalogue: path)))
+                                               held: FileLock.isHeld(at: CatalogueFile.lockPath(catalogue: path)))
         }
     }
 
@@ -66,12 +66,12 @@ public final class CatalogueLookup {
             guard hasTable else { return }
             try connection.forEachRow("SELECT identifier FROM grdb_migrations", []) { row in applied.insert(row.text(0) ?? "") }
         }
-        let known = Schema.versions
+        let known = CatalogueFile.schemaVersions
         if applied.contains(where: { !known.contains($0) }) { throw CatalogueError.newerVersion(path: path.string) }
         guard known.allSatisfy(applied.contains) else {
             if !applied.isEmpty { throw CatalogueError.olderVersion(path: path.string) }
             throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
-                                               held: FileLock.isHeld(at: Catalogue.lockPath(catalogue: path)))
+                                               held: FileLock.isHeld(at: CatalogueFile.lockPath(catalogue: path)))
         }
     }
 }

@@ -1,11 +1,11 @@
-import BundleModel
+package import BundleModel
 import Codecs
-import SystemCalls
+package import SystemCalls
 
 /// Stamps as lines of `ctime size inode path`, the path last with `\` and newlines escaped:
 /// compact, and fast to read back for every bundle on a re-index.
-enum StampCoding {
-    static func encode(_ stamps: [FileStamp]) -> String {
+package enum StampCoding {
+    package static func encode(_ stamps: [FileStamp]) -> String {
         var writer = ByteWriter(capacity: 64 * stamps.count)
         for (index, stamp) in stamps.enumerated() {
             if index > 0 { writer.append(UInt8(ascii: "\n")) }
@@ -20,11 +20,11 @@ enum StampCoding {
         return writer.text
     }
 
-    static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }
+    package static func encode(_ stamp: FileStamp?) -> String? { stamp.map { encode([$0]) } }
 
     /// Read byte by byte (a space or newline followed by a combining mark is one Character), and
     /// without splitting into substrings: every catalogued bundle's stamps are read back.
-    static func decode(_ text: String?) -> [FileStamp] {
+    package static func decode(_ text: String?) -> [FileStamp] {
         guard var text, !text.isEmpty else { return [] }
         return text.withUTF8 { bytes in
             var stamps: [FileStamp] = []
@@ -66,7 +66,7 @@ enum StampCoding {
 
     /// `\` and newline escaped byte by byte (a `\` followed by a combining mark is one
     /// Character, but still the byte to escape).
-    static func escape(_ path: FilePath) -> String {
+    package static func escape(_ path: FilePath) -> String {
         let utf8 = path.string.utf8
         guard utf8.contains(where: { $0 == backslash || $0 == newline }) else { return path.string }
         var out: [UInt8] = []
@@ -77,7 +77,7 @@ enum StampCoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func unescape(_ text: Substring) -> FilePath {
+    package static func unescape(_ text: Substring) -> FilePath {
         guard text.utf8.contains(backslash) else { return FilePath(String(text)) }
         var out: [UInt8] = []
         var escaping = false
@@ -101,8 +101,8 @@ private let newline = UInt8(ascii: "\n")
 /// CFBundleDocumentTypes as JSON. The icon a document type names is kept relative to its bundle
 /// (`iconInBundle`), so that a bundle renamed with its subtree (one UPDATE of paths) still names
 /// it; rows written before kept it absolute (`iconPath`), which is still read.
-enum DocumentTypeCoding {
-    static func encode(_ types: [DocumentType], bundle: FilePath) -> String {
+package enum DocumentTypeCoding {
+    package static func encode(_ types: [DocumentType], bundle: FilePath) -> String {
         JSONValue.array(types.map { type in
             var members: [(String, JSONValue)] = [
                 ("name", .optional(type.name)), ("role", .optional(type.role)), ("extensions", .strings(type.extensions)),
@@ -119,7 +119,7 @@ enum DocumentTypeCoding {
         }).serialized()
     }
 
-    static func decode(_ json: String, bundle: FilePath) -> [DocumentType] {
+    package static func decode(_ json: String, bundle: FilePath) -> [DocumentType] {
         guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
         return entries.map { entry in
             DocumentType(
@@ -133,8 +133,8 @@ enum DocumentTypeCoding {
     }
 }
 
-enum TypeDeclarationCoding {
-    static func encode(_ declarations: [TypeDeclaration]) -> String {
+package enum TypeDeclarationCoding {
+    package static func encode(_ declarations: [TypeDeclaration]) -> String {
         JSONValue.array(declarations.map { declaration in
             var members: [(String, JSONValue)] = [
                 ("identifier", .string(declaration.identifier)), ("conformsTo", .strings(declaration.conformsTo)),
@@ -147,7 +147,7 @@ enum TypeDeclarationCoding {
         }).serialized()
     }
 
-    static func decode(_ json: String) -> [TypeDeclaration] {
+    package static func decode(_ json: String) -> [TypeDeclaration] {
         guard let value = try? JSONValue.parse(json), let entries = value.arrayValue else { return [] }
         return entries.compactMap { entry in
             guard let identifier = entry["identifier"]?.stringValue else { return nil }

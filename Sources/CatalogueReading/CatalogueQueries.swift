@@ -1,0 +1,168 @@
+package import BundleModel
+import Codecs
+package import SystemCalls
+
+/// The SQL a catalogue is read with, run on any connection (`RowSource`): GRDB's in `Catalogue`,
+/// SQLite's own in `CatalogueLookup`. One text and one decoding for both.
+package enum CatalogueQueries {
+    /// The bundles matching a query, by path.
+    package static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
+        var conditions: [String] = []
+        var arguments: [SQLValue] = []
+        if let identifier = query.identifier {
+            if query.identifierIsGlob {
+                conditions.append("identifier LIKE ? ESCAPE '\\'")
+                arguments.append(.text(Self.likePattern(forGlob: identifier)))
+            } else {
+                conditions.append("identifier = ? COLLATE NOCASE")
+                arguments.append(.text(identifier))
+            }
+        }
+        if let kind = query.kind {
+            conditions.append("kind = ?")
+            arguments.append(.text(kind))
+        }
+        if let under = query.under {
+            conditions.append(Self.subtreeCondition)
+            arguments += Self.subtreeValues(under).map(SQLValue.text)
+        }
+        if let uuidKey = query.uuidKey {
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
+            arguments.append(.text(uuidKey))
+        }
+        if let inArchives = query.inArchives { conditions.append(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
+        if let arch = query.arch {
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
+            arguments.append(.text(arch))
+        }
+        if let plugInType = query.plugInType {
+            conditions.append("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)")
+            arguments.append(.text(plugInType))
+        }
+        if let extensionPoint = query.extensionPoint {
+            conditions.append("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?")
+            arguments.append(.text(extensionPoint))
+        }
+        if let runsOn = query.runsOn {
+            // The slices' platform narrows; versions and architectures are rule 32's, below.
+            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)")
+            arguments.append(.text(runsOn.platform))
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
+        guard let runsOn = query.runsOn else { return bundles }
+        return bundles.filter { runsOn.admits($0.record) }
+    }
+
+    /// The archives' own errors, by archive.
+    package static func archiveErrors(_ source: some RowSource, of archives: Set<FilePath>) throws -> [FilePath: String] {
+        var errors: [FilePath: String] = [:]
+        for archive in archives {
+            try source.forEachRow("SELECT error FROM archives WHERE path = ? AND error IS NOT NULL", [.text(archive.string)]) { row in
+                errors[archive] = row.text(0)
+            }
+        }
+        return errors
+    }
+
+    /// `path = R OR path` in the half-open range (R/, R0): everything under R, using the index. The
+    /// three values are `subtreeValues(R)`, which get the root right (`/`: everything).
+    package static let subtreeCondition = subtree()
+
+    /// The same for any column and placeholders (the writer's statements number theirs).
+    package static func subtree(_ column: String = "path", exact: String = "?", low: String = "?", high: String = "?") -> String {
+        "(\(column) = \(exact) OR (\(column) >= \(low) AND \(column) < \(high)))"
+    }
+
+    package static func subtreeValues(_ root: FilePath) -> [String] {
+        root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]
+    }
+
+    package static func likePattern(forGlob glob: String) -> String {
+        var pattern = ""
+        for character in glob {
+            switch character {
+            case "*": pattern += "%"
+            case "?": pattern += "_"
+            case "%", "_", "\\": pattern += "\\" + String(character)
+            default: pattern.append(character)
+            }
+        }
+        return pattern
+    }
+
+    package static func fetchBundles(_ source: some RowSource, sql: String, arguments: [SQLValue], childRange: (Int64, Int64)? = nil) throws -> [CataloguedBundle] {
+        var found: [CataloguedBundle] = []
+        try source.forEachRow(sql, arguments) { row in found.append(CataloguedBundle(id: row.integer(0) ?? 0, record: BundleRow.record(from: row))) }
+        guard !found.isEmpty else { return [] }
+        var strings: [Int64: [FileName: [String: String]]] = [:]
+        var problems: [Int64: [(severity: String, message: String)]] = [:]
+        var binaries: [Int64: [BinarySlice]] = [:]
+        // Text that may hold NUL (a value of a strings file, a message naming it) is selected as a
+        // blob: read as a C string, SQLite's text would end at the first NUL.
+        let stringsSQL = "SELECT bundle_id, localization, CAST(key AS BLOB), CAST(value AS BLOB) FROM localized_strings"
+        let problemsSQL = "SELECT bundle_id, severity, CAST(message AS BLOB) FROM problems"
+        let binariesSQL = "SELECT \(BinaryRow.selectList) FROM binaries"
+        func children(_ condition: String, _ arguments: [SQLValue], ordered: (problems: String, binaries: String)) throws {
+            try source.forEachRow("\(stringsSQL) \(condition)", arguments) { row in
+                strings[row.integer(0) ?? 0, default: [:]][FileName(row.text(1) ?? ""), default: [:]][row.exactText(2)] = row.exactText(3)
+            }
+            try source.forEachRow("\(problemsSQL) \(condition) ORDER BY \(ordered.problems)", arguments) { row in
+                problems[row.integer(0) ?? 0, default: []].append((row.text(1) ?? "", row.exactText(2)))
+            }
+            try source.forEachRow("\(binariesSQL) \(condition) ORDER BY \(ordered.binaries)", arguments) { row in
+                binaries[row.integer(0) ?? 0, default: []].append(BinaryRow.slice(row))
+            }
+        }
+        if found.count <= 64 {
+            // A few bundles (a lookup): their child rows by index.
+            for bundle in found { try children("WHERE bundle_id = ?", [.integer(bundle.id)], ordered: ("rowid", "slice")) }
+        } else if let (low, high) = childRange {
+            // A chunk of row ids: the child rows of that range.
+            try children("WHERE bundle_id BETWEEN ? AND ?", [.integer(low), .integer(high)], ordered: ("rowid", "bundle_id, slice"))
+        } else {
+            // Many (a listing): one pass over each child table.
+            try children("", [], ordered: ("rowid", "bundle_id, slice"))
+        }
+        return found.map { bundle in
+            var bundle = bundle
+            BundleRow.complete(&bundle.record, strings: strings[bundle.id] ?? [:], problems: problems[bundle.id] ?? [], binaries: binaries[bundle.id] ?? [])
+            return bundle
+        }
+    }
+
+    /// Which UUIDs a question reads: one, every one, or (the symbol stores' directories) those
+    /// whose keys start with a prefix of hex digits, as a range of the index, not in archives.
+    package enum UUIDSelection {
+        case key(String)
+        case all
+        case prefix(String)
+    }
+
+    /// The slices with the selected UUIDs, by key, dSYMs first.
+    package static func symbolMatchesByKey(_ source: some RowSource, _ selection: UUIDSelection, under: FilePath?) throws -> [String: [DebugSymbols.Match]] {
+        var conditions: [String], arguments: [String]
+        switch selection {
+        case let .key(key): (conditions, arguments) = (["x.uuid_key = ?"], [key])
+        case .all: (conditions, arguments) = (["x.uuid_key IS NOT NULL"], [])
+        // Keys are lower-case hex: every key with the prefix sorts below the prefix and "g".
+        case let .prefix(prefix): (conditions, arguments) = (["x.uuid_key >= ?", "x.uuid_key < ?", "b.archive IS NULL"], [prefix, prefix + "g"])
+        }
+        if let under {
+            conditions.append(Self.subtree("b.path"))
+            arguments += Self.subtreeValues(under)
+        }
+        var matches: [String: [DebugSymbols.Match]] = [:]
+        try source.forEachRow("""
+            SELECT \(BinaryRow.names.map { "x." + $0 }.joined(separator: ", ")), b.path, b.kind
+            FROM binaries x JOIN bundles b ON b.id = x.bundle_id WHERE \(conditions.joined(separator: " AND "))
+            """, arguments.map(SQLValue.text)) { row in
+            let bundle = FilePath(row.text(BinaryRow.names.count) ?? "")
+            let slice = BinaryRow.slice(row)
+            guard let key = slice.uuidKey else { return }
+            let isDSYM = DebugSymbols.isDSYM(name: bundle.lastComponent, kind: BundleKind(rawValue: row.text(BinaryRow.names.count + 1) ?? ""))
+            matches[key, default: []].append(DebugSymbols.Match(bundle: bundle, isDSYM: isDSYM, slice: slice))
+        }
+        return matches.mapValues(DebugSymbols.sorted)
+    }
+}
