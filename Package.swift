@@ -9,6 +9,8 @@ import PackageDescription
 //   Records           what the catalogue keeps and a scan reports (directory rows, scan events, the
 //                     known tree), shared by Scanner and Catalogue so that neither imports the other
 //   Scanner           the parallel walk that turns a tree into model records
+//   CatalogueReading  how the catalogue is read, on any connection: its SQL, row decoding, file rules,
+//                     and CatalogueLookup (SQLite's own API: no GRDB, no Foundation)
 //   Catalogue         the SQLite store (GRDB): schema, migrations, writes, queries, the update stream type
 //   Indexer           scanner → catalogue: initial and incremental index runs
 //   Watcher           inotify → catalogue: keeps it current, tells what changed (CatalogueUpdate)
@@ -16,8 +18,9 @@ import PackageDescription
 //   Publishing        the catalogue's outbox → PostgreSQL (libpq): one host's rows, and queries across hosts
 //   SymbolServer      the HTTP symbol server (`serve-symbols`): debuginfod and symbolicator's layouts (SwiftNIO)
 //   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
-//   CatalogueCommands the commands that only read the catalogue (query, symbols): the `bundlefs` binary,
-//                     which links SQLite alone and hands every other command to `bundlefs-full`
+//   CatalogueCommands `query` and `symbols` as requests, their plain command lines and output: the
+//                     `bundlefs` binary (standard library, SQLite, CatalogueReading), which hands
+//                     everything else to `bundlefs-full`
 //   BundleFSCommands  the command line (swift-argument-parser); `bundlefs-full` is its main
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
