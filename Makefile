@@ -43,10 +43,12 @@ test: deps
 
 # The Debian package (Docs/packaging.md): the Swift runtime and Foundation linked in statically
 # (its own build folder: a static build does not share the dynamic one's objects), every C
-# library a dependency that dpkg-shlibdeps names, checked by lintian.
+# library a dependency that dpkg-shlibdeps names, checked by lintian. Neither exports the static
+# libraries' symbols: the loader would search 10,000 names at every start (Docs/packaging.md).
+STATIC_BUILD = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path .build-static -Xlinker --no-export-dynamic
 deb: deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs-full --scratch-path .build-static
+	$(STATIC_BUILD) --product bundlefs
+	$(STATIC_BUILD) --product bundlefs-full
 	Debian/build-deb .build-static/release $(VERSION) $(DEB)
 
 # Installs the package into a minimal Debian 12 made by debootstrap (kept between runs) and runs
@@ -60,8 +62,8 @@ bench:
 	$(SWIFT) build -c release --product bundlefs
 	$(SWIFT) build -c release --product bundlefs-full
 	$(SWIFT) build -c release --product bundlefs-bench
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs --scratch-path .build-static
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --product bundlefs-full --scratch-path .build-static
+	$(STATIC_BUILD) --product bundlefs
+	$(STATIC_BUILD) --product bundlefs-full
 	.build/release/bundlefs-bench --output bench-out
 
 # Long parser fuzzing; ITERATIONS and SEED may be given.
