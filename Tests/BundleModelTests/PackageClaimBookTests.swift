@@ -1,4 +1,4 @@
-import BundleModel
+@testable import BundleModel
 import Fixtures
 import SystemCalls
 import Testing
@@ -76,5 +76,47 @@ import Testing
         #expect(book.sources(under: "/").count == paths.count)
         // A bundle that brings nothing is not kept.
         #expect(PackageClaimBook([ClaimResolver.Application(path: "/t/X.app", documentTypes: [], typeDeclarations: [])]).sources(under: "/").isEmpty)
+    }
+
+    /// The book keeps only what can claim (`relevant`): document types naming system types that
+    /// no declaration can make packages are dropped, and the claims are still those computed from
+    /// every application whole, whatever the applications declare (the system's own identifiers
+    /// included, which lose to the system's declarations).
+    @Test func whatCannotClaimIsDroppedAndTheClaimsStay() {
+        let system = ["public.jpeg", "public.image", "public.data", "public.item", "public.directory", "com.apple.package", "com.apple.bundle",
+                      "com.apple.application-bundle", "public.folder", "public.plain-text"]
+        let declared = ["org.example.sheet", "org.example.chain", "public.jpeg"]
+        var generator = SeededGenerator(seed: 0x14_D20B)
+        func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+        let neverPackages = PackageClaimBook.neverPackages(.standard)
+        #expect(neverPackages.contains("public.jpeg") && neverPackages.contains("public.data"))
+        #expect(!neverPackages.contains("com.apple.package") && !neverPackages.contains("com.apple.application-bundle"))
+        var dropped = 0
+        for round in 0..<300 {
+            var applications: [ClaimResolver.Application] = []
+            for index in 0..<1 + Int(generator.next() % 6) {
+                let path = FilePath("/apps/App\(round)-\(index).app")
+                var documentTypes: [DocumentType] = []
+                for _ in 0..<Int(generator.next() % 3) {
+                    documentTypes.append(DocumentType(name: "Doc", role: "Viewer", extensions: [pick(Self.extensions)],
+                                                      contentTypes: (0..<Int(generator.next() % 3)).map { _ in pick(system + declared) },
+                                                      isPackage: generator.next() % 4 == 0, iconPath: path.appending("Contents/Resources/doc.icns")))
+                }
+                var declarations: [TypeDeclaration] = []
+                for _ in 0..<Int(generator.next() % 2) {
+                    declarations.append(TypeDeclaration(identifier: pick(declared), conformsTo: [pick(system + declared)], extensions: [pick(Self.extensions)],
+                                                        exported: generator.next() % 2 == 0))
+                }
+                let application = ClaimResolver.Application(path: path, documentTypes: documentTypes, typeDeclarations: declarations)
+                if PackageClaimBook.relevant(application, neverPackages: neverPackages)?.documentTypes.count ?? 0 < documentTypes.count { dropped += 1 }
+                applications.append(application)
+            }
+            let types = TypeDatabase(system: .standard, applications: applications.map { ($0.path, $0.typeDeclarations) })
+            let packageTypes = types.typesConforming(to: TypeConformance.packageType)
+            let whole = applications.flatMap { ClaimResolver.claims(of: $0, types: types, packageTypes: packageTypes) }.sorted(by: ClaimResolver.precedes)
+            #expect(ClaimResolver.claims(of: applications) == whole, "round \(round)")
+        }
+        // Not vacuous: many document types could never claim.
+        #expect(dropped > 100, "\(dropped)")
     }
 }

@@ -16,6 +16,8 @@ public struct PackageClaimBook: Sendable {
     }
 
     private let systemTypes: SystemPackageTypes
+    /// System types no declaration can make packages (`neverPackages`).
+    private let neverPackages: Set<String>
     private var sources: [FilePath: ClaimResolver.Application] = [:]
     /// The keys of `sources`, in byte order, for finding what a removed subtree held.
     private var paths: [FilePath] = []
@@ -25,8 +27,11 @@ public struct PackageClaimBook: Sendable {
 
     public init(_ applications: [ClaimResolver.Application], systemTypes: SystemPackageTypes = .standard) {
         self.systemTypes = systemTypes
+        neverPackages = Self.neverPackages(systemTypes)
         types = TypeDatabase(system: systemTypes, applications: [])
-        for application in applications where Self.hasInputs(application) { sources[application.path] = application }
+        for application in applications {
+            if let relevant = Self.relevant(application, neverPackages: neverPackages) { sources[application.path] = relevant }
+        }
         paths = sources.keys.sorted()
         rebuild()
     }
@@ -60,7 +65,7 @@ public struct PackageClaimBook: Sendable {
         var recompute = Set<FilePath>()
         var declarationsChanged = false
         for (path, new) in changes {
-            let application = new.flatMap { Self.hasInputs($0) ? $0 : nil }
+            let application = new.flatMap { Self.relevant($0, neverPackages: neverPackages) }
             let old = sources[path]
             guard old?.documentTypes != application?.documentTypes || old?.typeDeclarations != application?.typeDeclarations else {
                 if rewritten.contains(path), application != nil { recompute.insert(path) }
@@ -109,7 +114,41 @@ public struct PackageClaimBook: Sendable {
         return low
     }
 
-    private static func hasInputs(_ application: ClaimResolver.Application) -> Bool {
-        !application.documentTypes.isEmpty || !application.typeDeclarations.isEmpty
+    /// What of an application can bring a package claim, whatever any other declares: its type
+    /// declarations, and the document types that are packages (LSTypeIsPackage) or name content
+    /// types the system does not fix as non-packages; names and roles, which no claim carries, left
+    /// out. Nil when nothing is left. The book lives as long as a watcher, and at a million entries
+    /// most of 45,000 applications claim only images, text or movies: it kept every one.
+    public static func relevant(_ application: ClaimResolver.Application, neverPackages: Set<String>) -> ClaimResolver.Application? {
+        var relevant = application
+        relevant.documentTypes = application.documentTypes.compactMap { documentType in
+            let contentTypes = documentType.contentTypes.filter { !neverPackages.contains(TypeDatabase.key($0)) }
+            guard documentType.isPackage || !contentTypes.isEmpty else { return nil }
+            return DocumentType(extensions: documentType.isPackage ? documentType.extensions : [], contentTypes: contentTypes,
+                                isPackage: documentType.isPackage, iconPath: documentType.iconPath)
+        }
+        return relevant.documentTypes.isEmpty && relevant.typeDeclarations.isEmpty ? nil : relevant
+    }
+
+    /// The system's types whose winning declarations, and their parents' all the way up, are the
+    /// system's own and never reach `com.apple.package`: an application's declaration of one of
+    /// them loses to the system's (rule 28), so no change anywhere makes them packages.
+    public static func neverPackages(_ systemTypes: SystemPackageTypes) -> Set<String> {
+        let system = TypeDatabase(system: systemTypes, applications: [])
+        let packages = system.typesConforming(to: TypeConformance.packageType)
+        var fixed: [String: Bool] = [:]
+        func isFixed(_ key: String, _ visiting: inout Set<String>) -> Bool {
+            if let known = fixed[key] { return known }
+            guard let declaration = system.declarations[key]?.first, visiting.insert(key).inserted else { return false }
+            let result = declaration.conformsTo.allSatisfy { isFixed(TypeDatabase.key($0), &visiting) }
+            fixed[key] = result
+            return result
+        }
+        var never = Set<String>()
+        for key in system.declarations.keys where !packages.contains(key) {
+            var visiting = Set<String>()
+            if isFixed(key, &visiting) { never.insert(key) }
+        }
+        return never
     }
 }
