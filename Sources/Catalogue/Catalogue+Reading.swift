@@ -99,7 +99,7 @@ extension Catalogue {
 
     private static func addKnown(_ db: Database, under subtree: FilePath, to tree: inout KnownTree) throws {
         let bounds = subtreeArguments(subtree)
-        try Row.fetchCursor(db, sql: "SELECT path, change_time, inode, trusted, sidecar FROM directories WHERE \(subtreeCondition) ORDER BY path",
+        try Row.fetchCursor(db, sql: CatalogueQueries.orderedSubtree("SELECT path, change_time, inode, trusted, sidecar FROM directories"),
                             arguments: bounds).forEach { row in
             let path = FilePath(row[0] as String)
             tree.addDirectory(path, KnownTree.Directory(changeTime: row[1], inode: UInt64(bitPattern: row[2]), trusted: row[3]),
@@ -125,7 +125,7 @@ extension Catalogue {
     /// holding them all: what the watcher's tree is built from.
     public func forEachDirectory(under root: FilePath, _ body: (FilePath, UInt64) throws -> Void) throws {
         try read { db in
-            try Row.fetchCursor(db, sql: "SELECT path, inode FROM directories WHERE \(Self.subtreeCondition) ORDER BY path",
+            try Row.fetchCursor(db, sql: CatalogueQueries.orderedSubtree("SELECT path, inode FROM directories"),
                                 arguments: Self.subtreeArguments(root)).forEach { row in
                 try body(FilePath(row[0] as String), UInt64(bitPattern: row[1]))
             }

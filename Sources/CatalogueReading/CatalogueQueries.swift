@@ -74,6 +74,14 @@ package enum CatalogueQueries {
         "(\(column) = \(exact) OR (\(column) >= \(low) AND \(column) < \(high)))"
     }
 
+    /// `select`'s rows in a subtree, by `path`, for the three `subtreeValues`: the root's row, then
+    /// the range after it, merged in the primary key's order. The one condition with `ORDER BY`
+    /// sorted every row in a temporary B-tree first (17 MB for the watcher's tree at 255,000
+    /// directories); the range excludes its low bound, so `/` is not read twice.
+    package static func orderedSubtree(_ select: String) -> String {
+        "\(select) WHERE path = ? UNION ALL \(select) WHERE path > ? AND path < ? ORDER BY path"
+    }
+
     package static func subtreeValues(_ root: FilePath) -> [String] {
         root == .root ? ["/", "/", "0"] : [root.string, root.string + "/", root.string + "0"]
     }
