@@ -241,6 +241,15 @@ struct CorpusIndexTests {
         #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16"])
     }
 
+    /// A daemon's writer keeps 16 MiB of pages through an index; its readers (the view's) 1 MiB
+    /// each, not the writer's size (five of them held up to 80 MB at a million entries).
+    @Test func aDaemonsReadersKeepSmallPageCaches() throws {
+        let fixture = try IndexFixture()
+        let reader = try fixture.catalogue.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        let writer = try fixture.catalogue.write { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        #expect(reader == -Catalogue.readerCacheKiB && writer == -16_384, "reader \(String(describing: reader)), writer \(String(describing: writer))")
+    }
+
     /// A scan checkpoints a tenth as often as SQLite's default, then checkpoints, so that the next
     /// write cuts the WAL it grew (a daemon would otherwise keep the file at its peak), and gives the
     /// writing connection back its interval, also when the scan fails.
