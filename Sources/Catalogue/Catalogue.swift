@@ -191,10 +191,6 @@ public final class Catalogue: Sendable {
         opened.withLock { $0 = fresh }
     }
 
-    public static let pathVariables = CatalogueFile.pathVariables
-
-    public static func defaultPath(environment: [String: String]) -> FilePath { CatalogueFile.defaultPath(environment: environment) }
-
     static func createDirectory(_ directory: FilePath) throws {
         var current = FilePath.root
         for component in directory.components {

@@ -2,8 +2,8 @@
 /// swift-argument-parser: reflecting a command's property wrappers and looking up their
 /// conformances took a third of a lookup (Docs/packaging.md). Whatever is not plainly one of them
 /// (help, `--`, a repeated option, a value that looks like an option, a missing one, anything
-/// unknown) is nil, and swift-argument-parser reads it as before, errors and all; what both read,
-/// they read alike (`DirectArgumentsTests` holds them to it).
+/// unknown) is nil, and the complete binary's swift-argument-parser reads it, errors and all;
+/// what both read, they read alike (`DirectArgumentsTests` holds them to it).
 package enum DirectArguments {
     package enum Request: Equatable {
         case query(QueryRequest)
