@@ -143,19 +143,20 @@ extension Catalogue {
         }
     }
 
-    /// Every application's document types and type declarations, for computing claims. An
-    /// application inside an archive claims nothing: it is not installed (rule 26). Read a row at
-    /// a time, each kept as `keeping` makes it (nil: not kept), so that what no claim can come
-    /// from is never held all at once.
-    public func claimSources(keeping: (ClaimResolver.Application) -> ClaimResolver.Application? = { $0 }) throws -> [ClaimResolver.Application] {
-        try read { db in
+    /// What every installed application brings to rule 14's claims: its type declarations and the
+    /// document types that could claim a package (`PackageClaimBook.relevant`), for the system's
+    /// table. An application inside an archive claims nothing: it is not installed (rule 26). Read
+    /// and reduced a row at a time, so that what no claim can come from is never held all at once.
+    public func claimSources() throws -> [ClaimResolver.Application] {
+        let neverPackages = SystemPackageTypes.standard.neverPackages
+        return try read { db in
             var sources: [ClaimResolver.Application] = []
             try Row.fetchCursor(db, sql: "SELECT path, document_types, type_declarations FROM bundles WHERE archive IS NULL AND (document_types IS NOT NULL OR type_declarations IS NOT NULL)").forEach { row in
                 let path = FilePath(row[0] as String)
                 let application = ClaimResolver.Application(
                     path: path, documentTypes: (row[1] as String?).map { DocumentTypeCoding.decode($0, bundle: path) } ?? [],
                     typeDeclarations: (row[2] as String?).map(TypeDeclarationCoding.decode) ?? [])
-                if let kept = keeping(application) { sources.append(kept) }
+                if let relevant = PackageClaimBook.relevant(application, neverPackages: neverPackages) { sources.append(relevant) }
             }
             return sources
         }
@@ -175,9 +176,7 @@ extension Catalogue {
     /// applications' document types name (derived again from the applications' rows).
     public func claimedTypes() throws -> ClaimedTypes {
         let extensions = try claimedExtensions()
-        let neverPackages = PackageClaimBook.neverPackages(.standard)
-        let sources = try claimSources { PackageClaimBook.relevant($0, neverPackages: neverPackages) }
-        let claims = ClaimResolver.claims(of: sources).filter { extensions.contains($0.ext) }
+        let claims = ClaimResolver.claims(of: try claimSources()).filter { extensions.contains($0.ext) }
         return ClaimedTypes(extensions: extensions, icons: ClaimedTypes(claims: claims).icons)
     }
 

@@ -106,8 +106,7 @@ public struct Indexer: Sendable {
     /// book it computed them with is left in `book`, for later changes.
     @discardableResult
     public func reconcileClaims(previouslyClaimed: ClaimedTypes, rootHint: ScanRoot, book: inout PackageClaimBook?) throws -> ClaimsReconciliation {
-        let neverPackages = PackageClaimBook.neverPackages(.standard)
-        let computed = PackageClaimBook(try catalogue.claimSources { PackageClaimBook.relevant($0, neverPackages: neverPackages) })
+        let computed = PackageClaimBook(try catalogue.claimSources())
         try catalogue.replaceClaims(computed.claims)
         book = computed
         return try settle(ClaimedTypes(claims: computed.claims), previouslyClaimed: previouslyClaimed, rootHint: rootHint)

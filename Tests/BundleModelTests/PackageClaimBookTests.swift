@@ -88,7 +88,7 @@ import Testing
         let declared = ["org.example.sheet", "org.example.chain", "public.jpeg"]
         var generator = SeededGenerator(seed: 0x14_D20B)
         func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
-        let neverPackages = PackageClaimBook.neverPackages(.standard)
+        let neverPackages = SystemPackageTypes.standard.neverPackages
         #expect(neverPackages.contains("public.jpeg") && neverPackages.contains("public.data"))
         #expect(!neverPackages.contains("com.apple.package") && !neverPackages.contains("com.apple.application-bundle"))
         var dropped = 0

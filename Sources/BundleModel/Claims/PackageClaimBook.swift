@@ -16,8 +16,6 @@ public struct PackageClaimBook: Sendable {
     }
 
     private let systemTypes: SystemPackageTypes
-    /// System types no declaration can make packages (`neverPackages`).
-    private let neverPackages: Set<String>
     private var sources: [FilePath: ClaimResolver.Application] = [:]
     /// The keys of `sources`, in byte order, for finding what a removed subtree held.
     private var paths: [FilePath] = []
@@ -27,10 +25,9 @@ public struct PackageClaimBook: Sendable {
 
     public init(_ applications: [ClaimResolver.Application], systemTypes: SystemPackageTypes = .standard) {
         self.systemTypes = systemTypes
-        neverPackages = Self.neverPackages(systemTypes)
         types = TypeDatabase(system: systemTypes, applications: [])
         for application in applications {
-            if let relevant = Self.relevant(application, neverPackages: neverPackages) { sources[application.path] = relevant }
+            if let relevant = Self.relevant(application, neverPackages: systemTypes.neverPackages) { sources[application.path] = relevant }
         }
         paths = sources.keys.sorted()
         rebuild()
@@ -65,7 +62,7 @@ public struct PackageClaimBook: Sendable {
         var recompute = Set<FilePath>()
         var declarationsChanged = false
         for (path, new) in changes {
-            let application = new.flatMap { Self.relevant($0, neverPackages: neverPackages) }
+            let application = new.flatMap { Self.relevant($0, neverPackages: systemTypes.neverPackages) }
             let old = sources[path]
             guard old?.documentTypes != application?.documentTypes || old?.typeDeclarations != application?.typeDeclarations else {
                 if rewritten.contains(path), application != nil { recompute.insert(path) }
@@ -116,9 +113,10 @@ public struct PackageClaimBook: Sendable {
 
     /// What of an application can bring a package claim, whatever any other declares: its type
     /// declarations, and the document types that are packages (LSTypeIsPackage) or name content
-    /// types the system does not fix as non-packages; names and roles, which no claim carries, left
-    /// out. Nil when nothing is left. The book lives as long as a watcher, and at a million entries
-    /// most of 45,000 applications claim only images, text or movies: it kept every one.
+    /// types the system does not fix as non-packages (`SystemPackageTypes.neverPackages`); names
+    /// and roles, which no claim carries, left out. Nil when nothing is left. The book lives as
+    /// long as a watcher, and at a million entries most of 45,000 applications claim only images,
+    /// text or movies: it kept every one.
     public static func relevant(_ application: ClaimResolver.Application, neverPackages: Set<String>) -> ClaimResolver.Application? {
         var relevant = application
         relevant.documentTypes = application.documentTypes.compactMap { documentType in
@@ -128,27 +126,5 @@ public struct PackageClaimBook: Sendable {
                                 isPackage: documentType.isPackage, iconPath: documentType.iconPath)
         }
         return relevant.documentTypes.isEmpty && relevant.typeDeclarations.isEmpty ? nil : relevant
-    }
-
-    /// The system's types whose winning declarations, and their parents' all the way up, are the
-    /// system's own and never reach `com.apple.package`: an application's declaration of one of
-    /// them loses to the system's (rule 28), so no change anywhere makes them packages.
-    public static func neverPackages(_ systemTypes: SystemPackageTypes) -> Set<String> {
-        let system = TypeDatabase(system: systemTypes, applications: [])
-        let packages = system.typesConforming(to: TypeConformance.packageType)
-        var fixed: [String: Bool] = [:]
-        func isFixed(_ key: String, _ visiting: inout Set<String>) -> Bool {
-            if let known = fixed[key] { return known }
-            guard let declaration = system.declarations[key]?.first, visiting.insert(key).inserted else { return false }
-            let result = declaration.conformsTo.allSatisfy { isFixed(TypeDatabase.key($0), &visiting) }
-            fixed[key] = result
-            return result
-        }
-        var never = Set<String>()
-        for key in system.declarations.keys where !packages.contains(key) {
-            var visiting = Set<String>()
-            if isFixed(key, &visiting) { never.insert(key) }
-        }
-        return never
     }
 }

@@ -8,10 +8,29 @@ public struct TypeConformance: Sendable {
     public let declarations: [String: [TypeDeclaration]]
     /// Lower-cased identifiers of every type that conforms to `com.apple.package`.
     private let packageTypes: Set<String>
+    /// Lower-cased identifiers of the types that do not conform to `com.apple.package` and whose
+    /// parents, all the way up, are declared here too. When these declarations win (the system's
+    /// table, rule 28), no application's declaration can make them packages.
+    public let neverPackages: Set<String>
 
     public init(_ declarations: [TypeDeclaration]) {
-        self.declarations = Dictionary(grouping: declarations) { TypeDatabase.key($0.identifier) }
-        packageTypes = TypeDatabase(TypeDatabase.declarations(declarations, by: .root)).typesConforming(to: Self.packageType)
+        let grouped = Dictionary(grouping: declarations) { TypeDatabase.key($0.identifier) }
+        let packages = TypeDatabase(TypeDatabase.declarations(declarations, by: .root)).typesConforming(to: Self.packageType)
+        self.declarations = grouped
+        packageTypes = packages
+        var closed: [String: Bool] = [:]
+        /// Whether a type and every parent up from it are declared here (a cycle counts as not).
+        func isClosed(_ key: String, _ visiting: inout Set<String>) -> Bool {
+            if let known = closed[key] { return known }
+            guard let found = grouped[key], visiting.insert(key).inserted else { return false }
+            let result = found.allSatisfy { $0.conformsTo.allSatisfy { isClosed(TypeDatabase.key($0), &visiting) } }
+            closed[key] = result
+            return result
+        }
+        neverPackages = Set(grouped.keys.filter { key in
+            var visiting = Set<String>()
+            return !packages.contains(key) && isClosed(key, &visiting)
+        })
     }
 
     public func conformsToPackage(_ type: String) -> Bool { packageTypes.contains(TypeDatabase.key(type)) }

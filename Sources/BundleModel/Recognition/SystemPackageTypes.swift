@@ -22,6 +22,9 @@ public struct SystemPackageTypes: Sendable {
     /// built-in set: the `extension` reason covers those (`Chess.app` keeps that one reason), and
     /// their rows are there only as parents (a `.service` conforms through `app`'s type).
     public let packageExtensions: Set<String>
+    /// The table's types that no application's declaration can make packages (rule 14's claims
+    /// need not look at them; `PackageClaimBook.relevant`).
+    public let neverPackages: Set<String>
     /// Lines that could not be read, with their numbers (none in the shipped table: a test checks).
     /// Every row has six columns, none blank: an identifier, its conformance (`-` for none), a
     /// source and a description (`-` for none) among them.
@@ -53,5 +56,6 @@ public struct SystemPackageTypes: Sendable {
         let conformance = TypeConformance(declarations)
         packageExtensions = Set(declarations.filter { conformance.conformsToPackage($0.identifier) }.flatMap(\.extensions))
             .subtracting(PackageRules.builtInPackageExtensions)
+        neverPackages = conformance.neverPackages
     }
 }
