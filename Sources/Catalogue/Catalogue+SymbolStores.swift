@@ -19,7 +19,7 @@ extension Catalogue {
         try read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT min(x.uuid_key), x.format FROM binaries x JOIN bundles b ON b.id = x.bundle_id
-                WHERE x.uuid_key IS NOT NULL AND b.archive IS NULL AND \(Self.subtreeCondition.replacingOccurrences(of: "path", with: "b.path"))
+                WHERE x.uuid_key IS NOT NULL AND b.archive IS NULL AND \(Self.subtree("b.path"))
                 GROUP BY substr(x.uuid_key, 1, 4), x.format
                 """, arguments: Self.subtreeArguments(root))
             var groups: [(key: String, format: BinarySlice.Format)] = []

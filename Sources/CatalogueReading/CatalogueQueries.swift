@@ -9,44 +9,31 @@ package enum CatalogueQueries {
     package static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
+        func require(_ condition: String, _ values: [String] = []) {
+            conditions.append(condition)
+            arguments += values.map(SQLValue.text)
+        }
         if let identifier = query.identifier {
             if query.identifierIsGlob {
-                conditions.append("identifier LIKE ? ESCAPE '\\'")
-                arguments.append(.text(Self.likePattern(forGlob: identifier)))
+                require("identifier LIKE ? ESCAPE '\\'", [Self.likePattern(forGlob: identifier)])
             } else {
-                conditions.append("identifier = ? COLLATE NOCASE")
-                arguments.append(.text(identifier))
+                require("identifier = ? COLLATE NOCASE", [identifier])
             }
         }
-        if let kind = query.kind {
-            conditions.append("kind = ?")
-            arguments.append(.text(kind))
-        }
-        if let under = query.under {
-            conditions.append(Self.subtreeCondition)
-            arguments += Self.subtreeValues(under).map(SQLValue.text)
-        }
-        if let uuidKey = query.uuidKey {
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)")
-            arguments.append(.text(uuidKey))
-        }
-        if let inArchives = query.inArchives { conditions.append(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
-        if let arch = query.arch {
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)")
-            arguments.append(.text(arch))
-        }
+        if let kind = query.kind { require("kind = ?", [kind]) }
+        if let under = query.under { require(Self.subtreeCondition, Self.subtreeValues(under)) }
+        if let uuidKey = query.uuidKey { require("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)", [uuidKey]) }
+        if let inArchives = query.inArchives { require(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }
+        if let arch = query.arch { require("id IN (SELECT bundle_id FROM binaries WHERE arch = ?)", [arch]) }
         if let plugInType = query.plugInType {
-            conditions.append("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)")
-            arguments.append(.text(plugInType))
+            require("EXISTS (SELECT 1 FROM json_each(info, '$.CFPlugInTypes') WHERE lower(replace(key, '-', '')) = ?)", [plugInType])
         }
         if let extensionPoint = query.extensionPoint {
-            conditions.append("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?")
-            arguments.append(.text(extensionPoint))
+            require("json_extract(info, '$.NSExtension.NSExtensionPointIdentifier') = ?", [extensionPoint])
         }
         if let runsOn = query.runsOn {
             // The slices' platform narrows; versions and architectures are rule 32's, below.
-            conditions.append("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)")
-            arguments.append(.text(runsOn.platform))
+            require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
