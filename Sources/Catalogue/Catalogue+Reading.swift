@@ -33,9 +33,18 @@ extension Catalogue {
         try read { db in
             let bounds = Self.subtreeArguments(root)
             let bundles = try Row.fetchOne(db, sql: "SELECT count(*), count(CASE WHEN error_count > 0 THEN 1 END) FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds)
-            let directories = try Int.fetchOne(db, sql: "SELECT count(*) FROM directories WHERE \(Self.subtreeCondition)", arguments: bounds) ?? 0
-            return (bundles?[0] ?? 0, directories, bundles?[1] ?? 0)
+            return (bundles?[0] ?? 0, try Self.directoryCount(db, bounds), bundles?[1] ?? 0)
         }
+    }
+
+    /// How many directories there are under a root (what the watcher's tree makes room for): the
+    /// directories' index alone, not every bundle's row as `counts` reads.
+    public func directoryCount(under root: FilePath) throws -> Int {
+        try read { db in try Self.directoryCount(db, Self.subtreeArguments(root)) }
+    }
+
+    private static func directoryCount(_ db: Database, _ bounds: StatementArguments) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM directories WHERE \(subtreeCondition)", arguments: bounds) ?? 0
     }
 
     /// The archives' own errors (truncated, not an archive, a limit reached), by archive: what

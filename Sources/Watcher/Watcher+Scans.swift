@@ -95,7 +95,7 @@ extension Watcher {
             dropped = tree.remove(old)
         }
         tree.addRoot(root)
-        tree.reserveCapacity(adding: try catalogue.counts(under: root).directories)
+        tree.reserveCapacity(adding: try catalogue.directoryCount(under: root))
         var kept = Set<Int32>()
         try catalogue.forEachDirectory(under: root) { path, inode in
             guard let node = tree.node(at: path, create: true) else { return }
