@@ -160,23 +160,14 @@ public final class Catalogue: Sendable {
 
     private static func checkSchema(_ database: any DatabaseWriter, path: FilePath, mode: Mode) throws {
         let migrator = Schema.migrator
-        // One read transaction for what a reader asks (each is a lock and a look at the WAL).
-        let (superseded, completed, older) = try database.read { db in
-            let completed = try mode == .readWrite || migrator.hasCompletedMigrations(db)
-            return (try migrator.hasBeenSuperseded(db), completed, try !completed && !migrator.appliedIdentifiers(db).isEmpty)
-        }
-        if superseded { throw CatalogueError.newerVersion(path: path.string) }
-        if mode == .readWrite {
-            try migrator.migrate(database)
-            // Dropped while a first index ran (`buildingIndexesAfterwards`); a kill leaves them so.
-            // Looked for first: most opens find them and need no write.
-            if try database.read({ db in try missesIndexes(db) }) {
-                try database.write { db in try createMissingIndexes(db) }
-            }
-        } else if !completed {
-            if older { throw CatalogueError.olderVersion(path: path.string) }
-            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
-                                               held: FileLock.isHeld(at: lockPath(catalogue: path)))
+        let applied = try database.read { db in try migrator.appliedIdentifiers(db) }
+        try CatalogueFile.checkVersion(applied: applied, path: path, complete: mode == .readOnly)
+        guard mode == .readWrite else { return }
+        try migrator.migrate(database)
+        // Dropped while a first index ran (`buildingIndexesAfterwards`); a kill leaves them so.
+        // Looked for first: most opens find them and need no write.
+        if try database.read({ db in try missesIndexes(db) }) {
+            try database.write { db in try createMissingIndexes(db) }
         }
     }
 

@@ -42,6 +42,17 @@ public enum CatalogueFile {
     /// what a complete catalogue of this version has applied.
     package static let schemaVersions = (1...16).map { "v\($0)" }
 
+    /// GRDB's migrator's judgement of a catalogue from the migrations it has applied: one this
+    /// version does not know is a newer bundlefs's; for a reader, which needs the catalogue
+    /// `complete`, a missing one is an older's, and none at all is no catalogue.
+    package static func checkVersion(applied: Set<String>, path: FilePath, complete: Bool) throws {
+        if applied.contains(where: { !schemaVersions.contains($0) }) { throw CatalogueError.newerVersion(path: path.string) }
+        guard complete, !schemaVersions.allSatisfy(applied.contains) else { return }
+        if !applied.isEmpty { throw CatalogueError.olderVersion(path: path.string) }
+        throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
+                                           held: FileLock.isHeld(at: lockPath(catalogue: path)))
+    }
+
     /// How long a reader waits for a catalogue another process is creating or migrating.
     public static let creationWait = 10.0
 

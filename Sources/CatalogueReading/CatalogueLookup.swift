@@ -56,8 +56,7 @@ public final class CatalogueLookup {
         }
     }
 
-    /// GRDB's migrator's judgement, from its table: a migration this version does not know is a
-    /// newer catalogue's, a missing one an older's, none at all no catalogue.
+    /// The migrations the file has applied, judged as `Catalogue` judges them.
     private static func checkSchema(_ connection: LookupConnection, path: FilePath) throws {
         var applied: Set<String> = []
         try connection.read {
@@ -66,12 +65,6 @@ public final class CatalogueLookup {
             guard hasTable else { return }
             try connection.forEachRow("SELECT identifier FROM grdb_migrations", []) { row in applied.insert(row.text(0) ?? "") }
         }
-        let known = CatalogueFile.schemaVersions
-        if applied.contains(where: { !known.contains($0) }) { throw CatalogueError.newerVersion(path: path.string) }
-        guard known.allSatisfy(applied.contains) else {
-            if !applied.isEmpty { throw CatalogueError.olderVersion(path: path.string) }
-            throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",
-                                               held: FileLock.isHeld(at: CatalogueFile.lockPath(catalogue: path)))
-        }
+        try CatalogueFile.checkVersion(applied: applied, path: path, complete: true)
     }
 }
