@@ -1,6 +1,8 @@
 import ArgumentParser
 import CatalogueCommands
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension CommandLineMain {
     /// Reads the command line with swift-argument-parser as `Root`'s, runs the command, and maps
@@ -19,7 +21,7 @@ extension CommandLineMain {
             if isArgumentError(error, root) {
                 // Usage mistakes are user errors: ArgumentParser's message, status 1.
                 printError(Root.message(for: error))
-                FileHandle.standardError.write(Data("Usage: see `bundlefs --help`.\n".utf8))
+                writeAll(2, Array("Usage: see `bundlefs --help`.\n".utf8))
                 exit(1)
             }
         }
