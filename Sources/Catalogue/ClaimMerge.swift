@@ -14,19 +14,19 @@ import SystemCalls
 /// entry per cursor. A list is one blob read in place through SQLite's C API, and an
 /// application's strings are made once, for the applications that answer.
 enum ClaimMerge {
-    private static func sql(_ index: Int) -> String {
-        // One statement per cursor: the comment makes each its own cached one.
-        "SELECT /* \(index) */ rowid FROM launch_lists WHERE target_kind = ? AND target = ?"
-    }
+    /// Finds a target's list. One statement serves every cursor: each resets it as soon as it has
+    /// its list's rowid and reads the list through a blob handle of its own (a statement per cursor
+    /// prepared 4,000 for a question reaching a 4,000-step conformance chain, and cached them all).
+    private static let listSQL = "SELECT rowid FROM launch_lists WHERE target_kind = ? AND target = ?"
 
     static func handlers(_ db: Database, _ targets: [(target: LaunchClaim.Target, steps: Int, isEverything: Bool)],
                          role asked: LaunchClaim.Role?, all: Bool, limit: Int?) throws -> [HandlerRanking.Handler] {
         if let limit, limit <= 0 { return [] }
         var cursors: [Cursor] = []
         defer { for cursor in cursors { cursor.close() } }
-        for (index, target) in targets.enumerated() {
+        let statement = RawStatement(try db.cachedStatement(sql: listSQL), db)
+        for target in targets {
             let (kind, value) = LaunchRows.columns(target.target)
-            let statement = RawStatement(try db.cachedStatement(sql: sql(index)), db)
             let cursor = Cursor(statement, target: target.target, steps: target.steps, isEverything: target.isEverything)
             cursors.append(cursor)
             try cursor.start(kind: kind, value: value)
@@ -146,13 +146,18 @@ enum ClaimMerge {
         }
     }
 
-    /// The applications answered so far, by bundle id (rowids: small and dense), one bit each.
+    /// The applications answered so far, by bundle id: one bit each for rowids up to `denseLimit`
+    /// (they are small and dense), a set beyond it, so that an id a damaged list makes up (2^36,
+    /// 2^62) costs an entry, not an allocation the size of the id.
     struct BundleSet {
+        static let denseLimit: Int64 = 1 << 24
         private var words: [UInt64] = []
+        private var sparse: Set<Int64> = []
 
         /// Whether `id` was not there before.
         mutating func insert(_ id: Int64) -> Bool {
             guard id >= 0 else { return false }
+            guard id < Self.denseLimit else { return sparse.insert(id).inserted }
             let word = Int(id >> 6), bit = UInt64(1) << UInt64(id & 63)
             if word >= words.count { words.append(contentsOf: repeatElement(0, count: max(word + 1 - words.count, words.count))) }
             defer { words[word] |= bit }
