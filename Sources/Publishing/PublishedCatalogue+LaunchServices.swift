@@ -26,8 +26,9 @@ extension PublishedCatalogue {
                 \(PublishedSchema.rowsVersion)): publish to it with this bundlefs first (`bundlefs publish URL`, or a daemon's --publish)
                 """)
         }
+        var decoded: [DeclaringApplication: DecodedDeclarations] = [:]
         let types = try TypeDatabase.reaching(question, typesDeclaring: { try typesDeclaring(extension: $0, host: host) },
-                                              declarations: { try declarations(of: $0, host: host) })
+                                              declarations: { try declarations(of: $0, host: host, decoded: &decoded) })
         let matcher = HandlerRanking.Matcher(question: question, types: types)
         let handlers = HandlerRanking.handlers(of: question, among: try applications(claiming: matcher.claimableTargets, host: host),
                                                types: types, role: role, all: all)
@@ -46,18 +47,46 @@ extension PublishedCatalogue {
         return try connection.execute(sql, [ext] + (host.map { [$0] } ?? [])).rows.compactMap { $0[0] }
     }
 
-    /// Applications' declarations of these types, read from the records of those that declare
-    /// them, in host then path order (the order the type database breaks ties in).
-    private func declarations(of keys: Set<String>, host: String?) throws -> [TypeDatabase.Declaration] {
-        var sql = """
-            SELECT b.host, b.path, b.record FROM bundlefs_bundles b
-            WHERE (b.host, b.path) IN (SELECT host, path FROM bundlefs_type_tags WHERE kind = 'identifier' AND value = ANY ($1::text[]))
-            """
-        if host != nil { sql += " AND b.host = $2" }
-        let rows = try connection.execute(sql + " ORDER BY b.host, b.path", [PostgresArray.literal(keys.sorted())] + (host.map { [$0] } ?? []))
-        return try rows.rows.flatMap { row in
-            let record = try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[2]))
-            return TypeDatabase.declarations(record.typeDeclarations.filter { keys.contains(TypeDatabase.key($0.identifier)) }, by: record.key)
+    /// An application that declares types, as `bundlefs_type_tags` names it (its path's bytes in hex).
+    struct DeclaringApplication: Hashable {
+        var host: String
+        var path: String
+    }
+
+    /// An application's declarations by type key, and its path as its record keeps it.
+    struct DecodedDeclarations {
+        var path: FilePath
+        var byType: [String: [TypeDeclaration]]
+    }
+
+    /// Applications' declarations of these types, in host then path order (the order the type
+    /// database breaks ties in). Each application's record is fetched and decoded once per answer
+    /// (`decoded`), however many levels of the walk reach its types: a record declaring a 4,000-step
+    /// chain was decoded at every level.
+    private func declarations(of keys: Set<String>, host: String?,
+                              decoded: inout [DeclaringApplication: DecodedDeclarations]) throws -> [TypeDatabase.Declaration] {
+        // Paths are bytea: named here by their hex.
+        var sql = "SELECT DISTINCT host, encode(path, 'hex') FROM bundlefs_type_tags WHERE kind = 'identifier' AND value = ANY ($1::text[])"
+        if host != nil { sql += " AND host = $2" }
+        let declaring = try connection.execute(sql + " ORDER BY 1, 2", [PostgresArray.literal(keys.sorted())] + (host.map { [$0] } ?? []))
+            .rows.compactMap { row in row[0].flatMap { host in row[1].map { DeclaringApplication(host: host, path: $0) } } }
+        let missing = declaring.filter { decoded[$0] == nil }
+        if !missing.isEmpty {
+            let records = try connection.execute("""
+                SELECT b.host, encode(b.path, 'hex'), b.record FROM bundlefs_bundles b
+                WHERE (b.host, b.path) IN (SELECT host, decode(path, 'hex') FROM unnest($1::text[], $2::text[]) AS named (host, path))
+                """, [PostgresArray.literal(missing.map(\.host)), PostgresArray.literal(missing.map(\.path))])
+            for row in records.rows {
+                guard let host = row[0], let path = row[1] else { continue }
+                let record = try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[2]))
+                decoded[DeclaringApplication(host: host, path: path)] =
+                    DecodedDeclarations(path: record.key, byType: Dictionary(grouping: record.typeDeclarations) { TypeDatabase.key($0.identifier) })
+            }
+        }
+        // One whose row went between the two reads declares nothing now.
+        return declaring.flatMap { application -> [TypeDatabase.Declaration] in
+            guard let found = decoded[application] else { return [] }
+            return keys.sorted().flatMap { key in TypeDatabase.declarations(found.byType[key] ?? [], by: found.path) }
         }
     }
 

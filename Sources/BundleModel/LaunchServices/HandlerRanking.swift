@@ -253,12 +253,10 @@ public enum HandlerRanking {
             case let .scheme(name):
                 scheme = name.lowercased()
             }
-            for root in roots {
-                for (type, steps) in database.conformance(of: root) where steps < (types[type] ?? .max) {
-                    types[type] = steps
-                    for mime in database.declaration(type)?.mimeTypes ?? [] where steps < (mimeTypes[mime.lowercased()] ?? .max) {
-                        mimeTypes[mime.lowercased()] = steps
-                    }
+            for (type, steps) in database.conformance(ofAny: roots) {
+                types[type] = steps
+                for mime in database.declaration(type)?.mimeTypes ?? [] where steps < (mimeTypes[mime.lowercased()] ?? .max) {
+                    mimeTypes[mime.lowercased()] = steps
                 }
             }
         }

@@ -28,7 +28,8 @@ extension TypeDatabase {
         var declared: [Declaration] = []
         var seen = Set<String>()
         while true {
-            let level = Set(pending).subtracting(seen)
+            // Filtered, not `subtracting(seen)`: that costs the size of `seen` at every level.
+            let level = Set(pending.lazy.filter { !seen.contains($0) })
             guard !level.isEmpty else { break }
             seen.formUnion(level)
             let found = try declarations(level)

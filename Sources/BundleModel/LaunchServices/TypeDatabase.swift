@@ -82,8 +82,16 @@ public struct TypeDatabase: Sendable {
     /// reach it (0 for the type itself), in the order a breadth-first walk meets them. A type
     /// nobody declares conforms to nothing but itself; a cycle ends where it meets a type again.
     public func conformance(of identifier: String) -> [(type: String, steps: Int)] {
-        var found: [(type: String, steps: Int)] = [(Self.key(identifier), 0)]
-        var seen: Set<String> = [Self.key(identifier)]
+        conformance(ofAny: [identifier])
+    }
+
+    /// The types any of `identifiers` conforms to, each with the fewest steps from the nearest of
+    /// them: one walk from all at once, linear in the types reached however many roots share a
+    /// chain (a walk per root was quadratic for 4,000 types declaring one extension).
+    public func conformance(ofAny identifiers: [String]) -> [(type: String, steps: Int)] {
+        var found: [(type: String, steps: Int)] = []
+        var seen: Set<String> = []
+        for identifier in identifiers where seen.insert(Self.key(identifier)).inserted { found.append((Self.key(identifier), 0)) }
         var next = 0
         while next < found.count {
             let (type, steps) = found[next]
