@@ -37,22 +37,26 @@ public final class Catalogue: Sendable {
         case .readOnly:
             return try CatalogueFile.waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly) }
         case .readWrite:
+            // Judged before anything is made beside it (a lock file) or SQLite opens it to write.
+            if (try? FileStatus.of(path, followSymlinks: true)) != nil { try CatalogueFile.vet(path) }
             try createDirectory(path.parent)
             // Held while the file is created or migrated, so that readers wait rather than find
             // it half made; nil when another process holds it (a running watcher), which is fine.
             let writing = try? FileLock(path: lockPath(catalogue: path))
             return try withExtendedLifetime(writing) {
                 if (try? FileStatus.of(path, followSymlinks: true)) == nil { try createWhole(path) }
-                return try openExisting(path, mode: .readWrite)
+                return try openExisting(path, mode: .readWrite, holdingLock: writing != nil)
             }
         }
     }
 
-    private static func openExisting(_ path: FilePath, mode: Mode) throws -> Opened {
+    /// `holdingLock`: this process holds the catalogue's lock, so nobody else is running on it.
+    private static func openExisting(_ path: FilePath, mode: Mode, holdingLock: Bool = false) throws -> Opened {
         guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
         if mode == .readOnly, (try? path.withCString({ access($0, R_OK) })) != 0 {
             throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
         }
+        try CatalogueFile.vet(path)
         let identity = (try? FileStatus.of(path, followSymlinks: true))?.identity
         do {
             let database = try DatabasePool(path: path.string, configuration: configuration(mode))
@@ -69,7 +73,7 @@ public final class Catalogue: Sendable {
             throw CatalogueError.cannotCreate(path: path.string, reason: reasonForOpenFailure(path))
         } catch let error as DatabaseError {
             throw CatalogueError.notACatalogue(path: path.string, reason: error.message ?? "\(error.resultCode)",
-                                               held: FileLock.isHeld(at: lockPath(catalogue: path)))
+                                               held: !holdingLock && FileLock.isHeld(at: lockPath(catalogue: path)))
         }
     }
 
@@ -90,6 +94,10 @@ public final class Catalogue: Sendable {
             _ = try Descriptor.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
             let database = try DatabasePool(path: temporary.string, configuration: configuration(.readWrite))
             try checkSchema(database, path: temporary, mode: .readWrite)
+            // Everything into the file itself before it is linked: its WAL keeps the temporary
+            // name and is removed with it (a pool's close left the schema there, so the linked
+            // file was empty and was migrated again in place).
+            _ = try database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             try database.close()
         } catch {
             throw CatalogueError.cannotCreate(path: path.string, reason: "\((error as? DatabaseError)?.message ?? "\(error)")")
@@ -165,9 +173,16 @@ public final class Catalogue: Sendable {
         guard mode == .readWrite else { return }
         try migrator.migrate(database)
         // Dropped while a first index ran (`buildingIndexesAfterwards`); a kill leaves them so.
-        // Looked for first: most opens find them and need no write.
-        if try database.read({ db in try missesIndexes(db) }) {
-            try database.write { db in try createMissingIndexes(db) }
+        // And the mark that tells the file is ours (`CatalogueFile.vet`), which catalogues of
+        // earlier versions lack. Looked for first: most opens find both and need no write.
+        let (needsIndexes, unmarked) = try database.read { db -> (Bool, Bool) in
+            (try missesIndexes(db), try Int32.fetchOne(db, sql: "PRAGMA application_id") != CatalogueFile.applicationID)
+        }
+        if needsIndexes || unmarked {
+            try database.write { db in
+                if needsIndexes { try createMissingIndexes(db) }
+                if unmarked { try db.execute(sql: "PRAGMA application_id = \(CatalogueFile.applicationID)") }
+            }
         }
     }
 

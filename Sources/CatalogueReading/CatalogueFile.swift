@@ -9,6 +9,13 @@ public enum CatalogueError: Error, CustomStringConvertible {
     case missing(path: String)
     case cannotCreate(path: String, reason: String)
     case unreadable(path: String, reason: String)
+    /// A FIFO, a directory, a device: never opened as a database.
+    case notAFile(path: String, type: FileType)
+    /// Not a SQLite database at all (a text file, an empty file).
+    case notSQLite(path: String, empty: Bool)
+    /// A SQLite database bundlefs did not make: never written, never called derived data.
+    /// `applicationID` is its header's mark, 0 for none.
+    case foreign(path: String, applicationID: Int32)
     /// `held`: a running bundlefs holds the file, so deleting it is not the advice.
     case notACatalogue(path: String, reason: String, held: Bool)
     case newerVersion(path: String)
@@ -24,6 +31,13 @@ public enum CatalogueError: Error, CustomStringConvertible {
         case let .missing(path): "no catalogue at \(path); run `bundlefs index ROOT` first"
         case let .cannotCreate(path, reason): "cannot create the catalogue at \(path): \(reason)"
         case let .unreadable(path, reason): "cannot read the catalogue at \(path): \(reason)"
+        case let .notAFile(path, type): "\(path) is \(type == .unknown ? "not a regular file" : "a \(type)"), not a catalogue file; use the path of a regular file, or of none to create one"
+        case let .notSQLite(path, empty):
+            "\(path) is not a bundlefs catalogue (\(empty ? "it is empty" : "it is not a SQLite database")); bundlefs leaves it alone: use another catalogue path"
+        case let .foreign(path, applicationID) where applicationID != 0:
+            "\(path) is another program's SQLite database (application_id 0x\(String(UInt32(bitPattern: applicationID), radix: 16, uppercase: true))), not a bundlefs catalogue; bundlefs leaves it alone: use another catalogue path"
+        case let .foreign(path, _):
+            "\(path) is a SQLite database that bundlefs did not make; bundlefs leaves it alone: use another catalogue path"
         case let .notACatalogue(path, reason, held):
             held ? "\(path) is not a usable bundlefs catalogue (\(reason)); a running bundlefs holds it: stop that first"
                 : "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
@@ -67,7 +81,8 @@ public enum CatalogueFile {
                 return try open()
             } catch let error as CatalogueError {
                 switch error {
-                case .missing, .olderVersion, .notACatalogue:
+                // An empty file is what a creator of an earlier version left while it worked.
+                case .missing, .olderVersion, .notACatalogue, .notSQLite(_, empty: true):
                     // A creator that finished between the attempt and this look (its file renamed
                     // into place, then its lock let go) leaves a whole catalogue: one more try.
                     guard FileLock.isHeld(at: lockPath(catalogue: path)) else { return try open() }

@@ -38,6 +38,7 @@ public final class CatalogueLookup {
         guard (try? path.withCString({ access($0, R_OK) })) == 0 else {
             throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
         }
+        try CatalogueFile.vet(path)
         do {
             do {
                 let connection = try LookupConnection(path: path.string, uri: false)

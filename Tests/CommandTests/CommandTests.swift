@@ -174,7 +174,7 @@ import TestSupport
         tree.text("../garbage.sqlite", String(repeating: "not a database ", count: 100))
         let garbage = try Subprocess.bundlefs(["index", tree.root], catalogue: temporary.appending("garbage.sqlite"))
         #expect(garbage.status == 1, "\(garbage)")
-        #expect(garbage.standardError.contains("not a usable bundlefs catalogue"))
+        #expect(garbage.standardError.contains("is not a bundlefs catalogue (it is not a SQLite database)"), "\(garbage)")
     }
 
     @Test func hostileNamesDoNotReachTheTerminalRaw() throws {

@@ -66,22 +66,30 @@ import TestSupport
     }
 
     @Test func aDamagedCatalogueAnotherProcessHoldsIsNotToBeDeleted() throws {
+        // A catalogue of ours (its header and mark intact) whose schema's page is damaged.
+        try FileManager.default.moveItem(atPath: try completeCatalogue().string, toPath: path.string)
+        let handle = try #require(FileHandle(forUpdatingAtPath: path.string))
+        try handle.seek(toOffset: 100)
+        handle.write(Data(repeating: 0xA5, count: 3_996))
+        try handle.close()
         var lock = try FileLock(path: Catalogue.lockPath(catalogue: path))
         try #require(lock != nil)
-        try Array("not a database, but long enough to be read as one".utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: path.string)) }
         do {
             _ = try Catalogue(path: path, mode: .readOnly, creationWait: 0.1)
-            Issue.record("a text file opened as a catalogue")
+            Issue.record("a damaged catalogue opened")
         } catch {
             #expect(!"\(error)".contains("delet"), "\(error)")
         }
         lock = nil
         _ = lock
-        // Nobody holds it: deleting it is the advice, as it loses nothing.
-        do {
-            _ = try Catalogue(path: path, mode: .readOnly, creationWait: 0.1)
-        } catch {
-            #expect("\(error)".contains("deleting it loses nothing"), "\(error)")
+        // Nobody holds it: deleting it is the advice, as it loses nothing; to a writer too.
+        for mode in [Catalogue.Mode.readOnly, .readWrite] {
+            do {
+                _ = try Catalogue(path: path, mode: mode, creationWait: 0.1)
+                Issue.record("a damaged catalogue opened")
+            } catch {
+                #expect("\(error)".contains("deleting it loses nothing"), "\(error)")
+            }
         }
     }
 

@@ -69,12 +69,12 @@ import TestSupport
         let garbage = temporary.appending("garbage.sqlite")
         #expect(FileManager.default.createFile(atPath: garbage, contents: Data(repeating: UInt8(ascii: "x"), count: 8_192)))
         let notSQLite = refusals(garbage)
-        #expect(notSQLite.0 == notSQLite.1 && notSQLite.0.contains("not a usable bundlefs catalogue"), "\(notSQLite)")
+        #expect(notSQLite.0 == notSQLite.1 && notSQLite.0.contains("it is not a SQLite database"), "\(notSQLite)")
 
         let empty = temporary.appending("empty.sqlite")
         try DatabaseQueue(path: empty).write { db in try db.execute(sql: "CREATE TABLE t (x)") }
         let other = refusals(empty)
-        #expect(other.0 == other.1 && other.0.contains("its schema is not bundlefs's"), "\(other)")
+        #expect(other.0 == other.1 && other.0.contains("a SQLite database that bundlefs did not make"), "\(other)")
 
         let newer = temporary.appending("newer.sqlite")
         _ = try Catalogue(path: FilePath(newer), mode: .readWrite)
