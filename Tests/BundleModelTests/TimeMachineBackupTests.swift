@@ -36,10 +36,21 @@ import Testing
         backup.readSnapshotHistory(["Snapshots": .string("many")])
         backup.readImageInfo(["size": .string("big"), "band-size": .integer(-1)])
         #expect(backup == TimeMachineBackup())
-        backup.readSnapshotHistory(["Snapshots": .array([.string("x"), .dictionary(["com.apple.backupd.SnapshotCompletionDate": .string("yesterday")])])])
-        #expect(backup.snapshots == 2 && backup.lastSnapshot == nil)
+        // Entries that are not snapshots are not counted: not a dictionary, no name and no date
+        // a calendar can show, an empty name.
+        backup.readSnapshotHistory(["Snapshots": .array([
+            .string("x"), .integer(7), .dictionary([:]), .dictionary(["com.apple.backupd.SnapshotCompletionDate": .string("yesterday")]),
+            .dictionary(["com.apple.backupd.SnapshotName": .string("  ")]),
+        ])])
+        #expect(backup.snapshots == 0 && backup.lastSnapshot == nil)
         backup.readSnapshotHistory(["Snapshots": .array([.nan, .infinity, -1e300].map { .dictionary(["com.apple.backupd.SnapshotCompletionDate": .date($0)]) })])
-        #expect(backup.snapshots == 3 && backup.lastSnapshot == nil)
+        #expect(backup.snapshots == 0 && backup.lastSnapshot == nil)
+        // A named one keeps its place even with a date no calendar shows; a dated one without a name counts.
+        backup.readSnapshotHistory(["Snapshots": .array([
+            .dictionary(["com.apple.backupd.SnapshotName": .string("a"), "com.apple.backupd.SnapshotCompletionDate": .date(.nan)]),
+            .dictionary(["com.apple.backupd.SnapshotCompletionDate": .date(800_000_000)]), .string("not one"),
+        ])])
+        #expect(backup.snapshots == 2 && backup.lastSnapshot == 800_000_000)
         #expect(TimeMachineBackup(json: .string("nonsense")) == nil)
     }
 

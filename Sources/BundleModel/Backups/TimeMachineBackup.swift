@@ -41,16 +41,20 @@ public struct TimeMachineBackup: Sendable, Hashable {
         machineAddress = Self.text(dictionary["com.apple.backupd.BackupMachineAddress"])
     }
 
-    /// What `com.apple.TimeMachine.SnapshotHistory.plist` says: its snapshots and the last one's date.
+    /// What `com.apple.TimeMachine.SnapshotHistory.plist` says: its snapshots and the last one's
+    /// date. An entry is a snapshot when it is a dictionary that names one (a non-empty
+    /// `SnapshotName`: one in progress has no completion date yet) or holds a completion date a
+    /// calendar can show; anything else in the array (a string, an empty dictionary) is not counted.
     public mutating func readSnapshotHistory(_ dictionary: [String: PlistValue]) {
-        let entries = dictionary["Snapshots"]?.array ?? []
-        snapshots = entries.count
-        lastSnapshot = entries.compactMap { entry -> Double? in
+        let entries = (dictionary["Snapshots"]?.array ?? []).compactMap(\.dictionary)
+        func completion(_ entry: [String: PlistValue]) -> Double? {
             // A binary plist's date is any double: one no calendar can show is no date.
-            guard case let .date(seconds)? = entry.dictionary?["com.apple.backupd.SnapshotCompletionDate"],
-                  PlistDate.isRepresentable(seconds) else { return nil }
+            guard case let .date(seconds)? = entry["com.apple.backupd.SnapshotCompletionDate"], PlistDate.isRepresentable(seconds) else { return nil }
             return seconds
-        }.max()
+        }
+        let valid = entries.filter { entry in Self.text(entry["com.apple.backupd.SnapshotName"]) != nil || completion(entry) != nil }
+        snapshots = valid.count
+        lastSnapshot = valid.compactMap(completion).max()
     }
 
     /// What the sparse bundle's own Info.plist says about the image.
