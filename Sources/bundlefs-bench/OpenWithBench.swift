@@ -1,5 +1,6 @@
 import BundleModel
 import Catalogue
+import Codecs
 import Fixtures
 import Foundation
 import SystemCalls
@@ -46,5 +47,39 @@ enum OpenWithBench {
             report.add("open-with in process: \(label)", value: String(format: "p50 %.2f ms, p99 %.2f ms (%d handlers)", p50, p99, handlers.count),
                        goal: "< 5 ms")
         }
+        try hostileChain(binary: binary, output: output, report: &report)
+    }
+
+    /// One application declaring a conformance chain of 4,000 types, each listing `.txt`'s
+    /// extension too (issue 37: 23 s for `open-with --extension txt` when each level of the walk
+    /// decoded the application again): the whole command, and the answer in process.
+    static func hostileChain(binary: String, output: String, report: inout Report) throws {
+        let steps = 4_000
+        let root = Paths.join(output, "chain-tree")
+        try? FileManager.default.removeItem(atPath: root)
+        let declarations: [PlistValue] = (0..<steps).map { step in
+            .dictionary([
+                "UTTypeIdentifier": .string("org.example.Step\(step)"),
+                "UTTypeConformsTo": .array([.string(step + 1 < steps ? "org.example.Step\(step + 1)" : "public.plain-text")]),
+                "UTTypeTagSpecification": .dictionary(["public.filename-extension": .array([.string("txt")])]),
+            ])
+        }
+        let tree = TreeWriter(root: root)
+        tree.macApp("Chain.app", identifier: "org.example.chain", info: ["UTExportedTypeDeclarations": .array(declarations)])
+        tree.macApp("Text.app", identifier: "org.example.text", info: ["CFBundleDocumentTypes": .array([.dictionary([
+            "LSItemContentTypes": .array([.string("public.text")]), "CFBundleTypeRole": .string("Viewer"),
+        ])])])
+        let cataloguePath = Paths.join(output, "chain.sqlite")
+        CatalogueFiles.remove(cataloguePath)
+        _ = Timing.run(binary, ["index", root], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
+        let command = (0..<5).map { _ in
+            Timing.run(binary, ["open-with", "--extension", "txt"], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
+        }
+        let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
+        var samples: [Double] = []
+        for _ in 0..<20 { samples.append(try Timing.seconds { _ = try catalogue.handlers(of: .file(extension: "txt")) }) }
+        report.add("open-with --extension txt, one app declaring a \(steps)-step chain", value: String(
+            format: "command p50 %.1f ms; in process p50 %.2f ms (issue 37: 23 s before)", Timing.percentile(command, 0.5) * 1000,
+            Timing.percentile(samples, 0.5) * 1000), goal: "milliseconds")
     }
 }
