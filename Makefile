@@ -53,7 +53,10 @@ deb: deps
 
 # Installs the package into a minimal Debian 12 made by debootstrap (kept between runs) and runs
 # the main job there.
+# Also builds the package a second time from the same binaries: the two must be the same bytes.
 package-test: deb
+	LINTIAN=no Debian/build-deb .build-static/release $(VERSION) .build-static/again.deb >/dev/null
+	cmp $(DEB) .build-static/again.deb && echo "reproducible: a second build of $(DEB) is byte-identical"
 	Debian/install-test $(DEB)
 
 # The figures of SPEC.md, as ratios to baselines measured in the same run (see Docs/benchmarks.md).
