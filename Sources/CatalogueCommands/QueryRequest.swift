@@ -67,9 +67,11 @@ package struct QueryRequest: Equatable, Sendable {
                 guard let host, case let .object(members) = object else { return object }
                 return .object(members + [("host", .string(host))])
             }).serialized(pretty: true))
+            // Programs still get valid JSON (`[]`); the status says there was no match.
+            guard !bundles.isEmpty else { throw NegativeAnswer(description: noMatch) }
             return
         }
-        guard !bundles.isEmpty else { return }
+        guard !bundles.isEmpty else { throw NegativeAnswer(description: noMatch) }
         var table = TextTable(header: (database == nil ? [] : ["HOST"]) + ["IDENTIFIER", "KIND", "VERSION", "NAME", "PATH"])
         for (host, record) in bundles {
             table.rows.append((host.map { [TerminalText.safe($0)] } ?? []) + [
@@ -80,6 +82,17 @@ package struct QueryRequest: Equatable, Sendable {
             ])
         }
         print(table.rendered())
+    }
+
+    /// Exit 1 and this, as `open-with` and `types` do when nothing answers: the question as asked.
+    var noMatch: String {
+        var asked: [String] = identifier.map { [$0] } ?? []
+        let options: [(String, String?)] = [("--kind", kind), ("--under", under), ("--uuid", uuid), ("--arch", arch), ("--plugin-type", plugInType),
+                                            ("--extension-point", extensionPoint), ("--runs-on", runsOn), ("--host", host)]
+        asked += options.compactMap { option, value in value.map { "\(option) \($0)" } }
+        if inArchives { asked.append("--in-archives") }
+        if noArchives { asked.append("--no-archives") }
+        return "no bundle matches" + (asked.isEmpty ? "" : " " + TerminalText.safe(asked.joined(separator: " ")))
     }
 
     /// The directory a path names with its links resolved, as an index records its root; the

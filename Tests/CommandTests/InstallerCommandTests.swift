@@ -106,6 +106,6 @@ import TestSupport
         #expect(placed.map(\.2) == ["Payload/Editor.app", "Viewer.pkg/Payload/Editor.app"])
         #expect(objects.contains { $0["archiveError"]?.stringValue?.contains("pbzx") == true })
         let none = try Subprocess.bundlefs(["query", "--no-archives", "com.example.editor"], catalogue: catalogue)
-        #expect(none.status == 0 && none.standardOutput.isEmpty, "\(none)")
+        #expect(none.status == 1 && none.standardOutput.isEmpty && none.standardError.contains("no bundle matches"), "\(none)")
     }
 }

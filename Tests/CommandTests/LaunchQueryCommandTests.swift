@@ -47,8 +47,10 @@ import TestSupport
 
     func names(_ arguments: String...) throws -> [String] {
         let result = try Subprocess.bundlefs(["query"] + arguments + ["--json"], catalogue: catalogue)
-        #expect(result.status == 0, "\(arguments): \(result.standardError)")
-        return try JSONValue.parse(result.standardOutput).arrayValue?.compactMap { $0["path"]?.stringValue.map { ($0 as NSString).lastPathComponent } } ?? []
+        let found = try JSONValue.parse(result.standardOutput).arrayValue ?? []
+        // No match is status 1, with `[]` still printed.
+        #expect(result.status == (found.isEmpty ? 1 : 0), "\(arguments): \(result.standardError)")
+        return found.compactMap { $0["path"]?.stringValue.map { ($0 as NSString).lastPathComponent } }
     }
 
     @Test func whereApplicationsRun() throws {

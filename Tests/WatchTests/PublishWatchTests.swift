@@ -36,8 +36,9 @@ final class PublishingHost: @unchecked Sendable {
     func difference(from url: String) throws -> String? {
         let local = try bundlefs(["query", "--json"])
         let remote = try bundlefs(["query", "--json", "--database", url, "--host", name])
-        guard local.status == 0 else { return "local query: \(local)" }
-        guard remote.status == 0 else { return "database query: \(remote.standardError)" }
+        // No match is status 1 with `[]`: an empty catalogue is an answer too.
+        guard local.status == 0 || local.standardError.contains("no bundle matches") else { return "local query: \(local)" }
+        guard remote.status == 0 || remote.standardError.contains("no bundle matches") else { return "database query: \(remote.standardError)" }
         let localObjects = try JSONValue.parse(local.standardOutput).arrayValue ?? []
         let remoteObjects = (try JSONValue.parse(remote.standardOutput).arrayValue ?? []).map { object -> JSONValue in
             guard case let .object(members) = object else { return object }
