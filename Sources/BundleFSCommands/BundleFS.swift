@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogueCommands
+import Service
 
 /// `bundlefs`: the command-line interface. Each subcommand is a thin layer over the library
 /// targets; the rules live in BundleModel, storage in Catalogue.
@@ -15,12 +16,13 @@ struct BundleFS: ParsableCommand {
 
             Files: the catalogue, $XDG_CACHE_HOME/bundlefs/catalogue.sqlite (~/.cache/bundlefs/...); the \
             service's configuration, $XDG_CONFIG_HOME/bundlefs/bundlefs.conf (~/.config/bundlefs/...), \
-            `key = value` lines: source, mountpoint, languages, catalogue, threads, allow-other.
+            `key = value` lines: \(ServeConfiguration.keys.joined(separator: ", ")).
 
             Environment: BUNDLEFS_CATALOGUE (the catalogue), LANGUAGE, LC_ALL, LC_MESSAGES, LANG (the \
             default languages), NOTIFY_SOCKET and WATCHDOG_USEC (set by systemd for `serve`).
 
-            Exit status: 0 success, 1 a user error (one line naming the bad input), 2 an internal failure.
+            Exit status: 0 success, 1 a user error (one line naming the bad input) or no answer (no bundle \
+            matches, no application claims it), 2 an internal failure.
             """,
         version: BundleFSVersion.string,
         subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, ServeSymbolsCommand.self, PublishCommand.self])

@@ -19,12 +19,19 @@ extension CommandLineMain {
                 Root.exit(withError: error)
             }
             if isArgumentError(error, root) {
-                // Usage mistakes are user errors: ArgumentParser's message, status 1.
-                printError(Root.message(for: error))
-                writeAll(2, Array("Usage: see `bundlefs --help`.\n".utf8))
+                // Usage mistakes are user errors: ArgumentParser's message and the help that
+                // tells the command's options, on one line; status 1.
+                let message = Root.message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+                printError("\(message) (see `\(helpCommand(arguments, root))`)")
                 exit(1)
             }
         }
+    }
+
+    /// `bundlefs COMMAND --help` for the subcommand the arguments name first, else `bundlefs --help`.
+    static func helpCommand<Root: ParsableCommand>(_ arguments: [String], _ root: Root.Type) -> String {
+        let names = Root.configuration.subcommands.map { $0.configuration.commandName ?? "" }
+        return arguments.first(where: names.contains).map { "bundlefs \($0) --help" } ?? "bundlefs --help"
     }
 
     /// Whether ArgumentParser raised this while reading the command line.

@@ -29,11 +29,14 @@ struct MountCommand: ParsableCommand {
     @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
     var foreground = false
 
-    @Option(help: ArgumentHelp("Threads serving requests at most (default 4: a slow request never holds up the others).", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads serving requests at most: a slow request never holds up the others.", valueName: "n"))
     var threads = MountSettings.defaultThreads
 
     @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
     var allowOther = false
+
+    @Flag(help: "Mount even over a directory that is not empty (what it holds is hidden while the view is mounted).")
+    var nonempty = false
 
     static let daemonVariable = "BUNDLEFS_DAEMONIZED"
 
@@ -42,6 +45,9 @@ struct MountCommand: ParsableCommand {
     }
 
     func run() throws {
+        if !nonempty, let entries = try? Descriptor.open(absolutePath(mountPoint), flags: Descriptor.directoryNoFollowFinal).listDirectory(), !entries.isEmpty {
+            throw UserError("\(mountPoint) is not empty: the view would hide what it holds; mount on an empty directory, or give --nonempty")
+        }
         if !foreground { try daemonize() }
         let daemonized = ProcessInfo.processInfo.environment[Self.daemonVariable] == "1"
         if daemonized { _ = setsid() }

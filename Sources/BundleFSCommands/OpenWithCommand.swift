@@ -129,7 +129,7 @@ struct OpenWithCommand: ParsableCommand {
         if let scheme { return (.scheme(scheme), "scheme \(scheme)") }
         let given = FilePath(path ?? ".")
         let resolved: FilePath
-        do { resolved = try given.resolved() } catch { throw UserError("\(given): \(error)") }
+        do { resolved = try given.resolved() } catch { throw UserError("\(given): \((error as? SystemError)?.message ?? "\(error)")") }
         // The name given says the type, as the Finder reads a link's own name.
         let ext = given.lastComponent.lowercasedExtension
         guard (try? FileStatus.of(resolved))?.type == .directory else { return (.file(extension: ext), "\(given)") }

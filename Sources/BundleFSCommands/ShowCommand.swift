@@ -33,11 +33,11 @@ struct ShowCommand: ParsableCommand {
             } else {
                 var blocks = archived.records.map { Self.describe($0, languages: languages) }
                 if let installer = archived.installer { blocks.insert(Self.describe(installer), at: 0) }
-                if let error = archived.error { blocks.append("Archive error: " + TerminalText.safe(error)) }
                 if archived.records.isEmpty { blocks.insert("No bundles in \(TerminalText.safe(path)) (\(archived.members) members)", at: 0) }
                 print(blocks.joined(separator: "\n\n"))
             }
-            // An archive not read whole is a failed read, even when some bundles came out of it.
+            // An archive not read whole is a failed read, even when some bundles came out of it: its
+            // error goes to standard error, once.
             if let error = archived.error { throw NegativeAnswer(description: "\(path): \(TerminalText.safe(error))") }
             return
         }
@@ -156,7 +156,7 @@ enum BundleReading {
         let absolute = absolutePath(path)
         guard ArchiveInspector.isArchiveName(absolute.lastComponent), (try? FileStatus.of(absolute))?.type == .regular else { return nil }
         let canonical: FilePath
-        do { canonical = try absolute.resolved() } catch { throw UserError("\(path): \(error)") }
+        do { canonical = try absolute.resolved() } catch { throw UserError("\(path): \((error as? SystemError)?.message ?? "\(error)")") }
         let root = try ScanRoot.fileSystemRoot()
         let inspector = ArchiveInspector(inspector: BundleInspector(root: root))
         return inspector.inspect(archive: canonical) { try Descriptor.open(canonical, flags: Descriptor.probeRead) }

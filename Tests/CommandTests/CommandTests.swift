@@ -158,10 +158,53 @@ import TestSupport
             #expect(result.status == 1, "\(arguments): \(result)")
             #expect(result.standardError.contains(needle), "\(arguments): \(result)")
             #expect(result.standardError.hasPrefix("bundlefs: "), "\(arguments): \(result)")
+            // One line, and every error once.
+            #expect(result.standardError.split(separator: "\n").count == 1, "\(arguments): \(result)")
             #expect(!result.standardError.contains("Fatal error") && !result.standardError.contains("Stack dump"), "\(arguments)")
         }
+        // A usage mistake names the command's own help.
+        #expect(try bundlefs("query", "--bogus").standardError.contains("(see `bundlefs query --help`)"))
+        #expect(try bundlefs("index").standardError.contains("(see `bundlefs index --help`)"))
+        #expect(try bundlefs("frobnicate").standardError.contains("(see `bundlefs --help`)"))
         #expect(try bundlefs("--help").status == 0)
         #expect(try bundlefs("query", "--help").standardOutput.contains("--json"))
+    }
+
+    /// Every error once, on standard error: a missing path's reason once, an archive's error not
+    /// also on standard output.
+    @Test func errorsAreSaidOnceOnStandardError() throws {
+        writeSampleApps()
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let missing = try bundlefs("open-with", temporary.appending("nonexistent.txt"))
+        #expect(missing.status == 1 && missing.standardError.components(separatedBy: "nonexistent.txt").count == 2, "\(missing)")
+        tree.text("bad.zip", "PK\u{3}\u{4}" + String(repeating: "x", count: 200))
+        let bad = try bundlefs("show", tree.path("bad.zip"))
+        #expect(bad.status == 1 && bad.standardError.contains("bad.zip:"), "\(bad)")
+        #expect(!bad.standardOutput.contains("Truncated") && !bad.standardOutput.lowercased().contains("error"), "\(bad)")
+        #expect(bad.standardError.split(separator: "\n").count == 1, "\(bad)")
+    }
+
+    /// Help shows each default once, as the code has it, and lists every configuration key.
+    @Test func helpTakesItsDefaultsFromTheCode() throws {
+        let mount = try bundlefs("mount", "--help").standardOutput
+        #expect(mount.components(separatedBy: "(default: 4)").count == 2 && !mount.contains("default 4"), "\(mount)")
+        let top = try bundlefs("--help").standardOutput.replacingOccurrences(of: "\n", with: " ")
+        for key in ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols"] {
+            #expect(top.contains(" \(key),") || top.contains(" \(key)."), "\(key) missing from bundlefs --help")
+        }
+    }
+
+    /// `mount` over a folder that holds something hides it: refused unless `--nonempty`.
+    @Test func mountRefusesAFolderThatIsNotEmpty() throws {
+        writeSampleApps()
+        let point = temporary.appending("point")
+        tree.text("../point/keep.txt", "mine")
+        let refused = try bundlefs("mount", tree.root, point)
+        #expect(refused.status == 1 && refused.standardError.contains("is not empty") && refused.standardError.contains("--nonempty"), "\(refused)")
+        // Told, it goes past that check (and stops at the next: a source that is not there).
+        let told = try bundlefs("mount", temporary.appending("no-source"), point, "--nonempty", "-f")
+        #expect(told.status == 1 && !told.standardError.contains("is not empty"), "\(told)")
+        #expect(FileManager.default.fileExists(atPath: point + "/keep.txt"))
     }
 
     @Test func catalogueThatCannotBeCreatedOrIsNotOne() throws {
