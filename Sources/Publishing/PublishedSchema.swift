@@ -140,7 +140,10 @@ enum PublishedSchema {
                 current = version
                 repair = .migrated(from: version)
             case .damaged(let reason):
-                for table in ["bundlefs_schema"] + tables.joined() { try connection.executeScript("DROP TABLE IF EXISTS \(table) CASCADE") }
+                // Each table before those it refers to, so no CASCADE is needed: a view or key of the
+                // user's own on one of them fails the rebuild with PostgreSQL's message naming it,
+                // rather than going silently.
+                for table in tables.joined().reversed() + ["bundlefs_schema"] { try connection.executeScript("DROP TABLE IF EXISTS \(table)") }
                 repair = .rebuilt(because: reason)
             }
             if found != .current {

@@ -53,6 +53,20 @@ struct SchemaRepairTests {
         #expect(try publisher.ensureSchema() == nil)
     }
 
+    /// A view of the user's own on a bundlefs table is never dropped with it: the rebuild fails,
+    /// PostgreSQL's message names the view, and nothing is dropped.
+    @Test func aRebuildKeepsTheUsersViews() throws {
+        let server = try PostgresServer()
+        let publisher = try PublishedCatalogue(url: server.url)
+        try server.psql("CREATE VIEW my_apps AS SELECT host, name FROM bundlefs_bundles; DROP TABLE bundlefs_binaries")
+        let error = #expect(throws: PostgresError.self) { try publisher.ensureSchema() }
+        #expect(error?.message.contains("my_apps") == true, "\(String(describing: error))")
+        #expect(try server.psql("SELECT count(*) FROM pg_views WHERE viewname = 'my_apps'") == "1")
+        #expect(try server.psql("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bundlefs\\_%'") == "6")
+        try server.psql("DROP VIEW my_apps")
+        #expect(try publisher.ensureSchema()?.contains("missing bundlefs_binaries") == true)
+    }
+
     /// The schema dropped with everything in it: created again, not called damaged.
     @Test func aDroppedSchemaIsCreatedAgain() throws {
         let server = try PostgresServer()
