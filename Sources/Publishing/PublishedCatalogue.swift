@@ -47,6 +47,9 @@ public struct PublishedHost: Sendable, Equatable {
 public struct HostRowsLost: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
+
+    /// The host's row was deleted (its bundles with it), truncated, or the schema dropped.
+    public static let rowGone = HostRowsLost(reason: "its row in bundlefs_hosts is gone")
 }
 
 /// A bundle as PostgreSQL has it: which host, and the whole record.
@@ -235,7 +238,7 @@ public final class PublishedCatalogue {
                 SELECT \(PublishedHost.columns), (SELECT count(*) FROM bundlefs_bundles WHERE host = $1)
                 FROM bundlefs_hosts WHERE host = $1 FOR UPDATE
                 """, [host])
-            guard let row = found.rows.first else { throw HostRowsLost(reason: "the database lost the host (its row in bundlefs_hosts is gone)") }
+            guard let row = found.rows.first else { throw HostRowsLost.rowGone }
             let published = PublishedHost(row: row)
             if let reason = published.reasonToReplace(identity: identity) ?? published.reasonLost(acknowledged: acknowledged) {
                 throw HostRowsLost(reason: reason)

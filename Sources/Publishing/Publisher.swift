@@ -216,7 +216,7 @@ public final class Publisher: Sendable {
         if state.sendWholeFirst { return ("the changes since it was last published were not queued", false) }
         if let reason = state.lost { return (reason, true) }
         // Every whole send (this publisher's first, or its predecessor's) wrote the host's row.
-        guard let published = try connection.host(settings.host) else { return ("the database lost the host (its row in bundlefs_hosts is gone)", true) }
+        guard let published = try connection.host(settings.host) else { return (HostRowsLost.rowGone.reason, true) }
         if let reason = published.reasonToReplace(identity: try catalogue.identity()) { return (reason, false) }
         if let reason = published.reasonLost(acknowledged: try acknowledged()) { return (reason, true) }
         if backlog.changes > settings.wholeThreshold { return ("\(backlog.changes) changes are waiting", false) }
