@@ -134,7 +134,7 @@ public final class PublishedCatalogue {
     /// lost this session's row in `bundlefs_publishers`: the next `claim` writes it again.
     @discardableResult
     public func ensureSchema() throws -> String? {
-        let change: String?
+        let change: String
         switch try PublishedSchema.migrate(connection) {
         case .none: return nil
         case .migrated(from: 0): change = "created the bundlefs schema (version \(schemaVersion))"
