@@ -142,6 +142,8 @@ public final class PostgresConnection {
 /// A finished statement's rows, as text (libpq's text format).
 public struct PostgresRows {
     public private(set) var rows: [[String?]] = []
+    /// The rows an `INSERT`, `UPDATE`, `DELETE` or `COPY` touched (libpq's `PQcmdTuples`).
+    public private(set) var affected = 0
 
     init(checking result: OpaquePointer?, connection: OpaquePointer) throws {
         guard let result else { throw PostgresError(String(cString: PQerrorMessage(connection))) }
@@ -153,6 +155,7 @@ public struct PostgresRows {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             throw PostgresError(String(cString: PQresultErrorMessage(result)), sqlState: state)
         }
+        affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         let count = PQntuples(result), width = PQnfields(result)
         rows.reserveCapacity(Int(count))
         for row in 0..<count {

@@ -14,6 +14,42 @@ public struct PublishedHost: Sendable, Equatable {
     /// Whether its rows have every table this bundlefs writes (`rows_version`): rows a publisher of
     /// an older schema sent lack the claims and type tags, and are sent whole again.
     public var rowsAreCurrent: Bool
+
+    /// The columns of `bundlefs_hosts` that `init(row:)` reads, in its order.
+    static let columns = "catalogue, sent_through, bundles, rows_version"
+
+    init(row: [String?]) {
+        catalogue = row[0] ?? ""
+        sentThrough = Int64(row[1] ?? "0") ?? 0
+        bundles = Int(row[2] ?? "0") ?? 0
+        rowsAreCurrent = (Int(row[3] ?? "0") ?? 0) >= PublishedSchema.rowsVersion
+    }
+
+    /// Why batches cannot build on these rows though nothing was lost: they came from another
+    /// catalogue file than `identity`, or from an older bundlefs. Nil when they can.
+    public func reasonToReplace(identity: String) -> String? {
+        if catalogue != identity { return "its rows there came from another catalogue file" }
+        if !rowsAreCurrent { return "its rows there were sent by an older bundlefs, without the tables this one adds" }
+        return nil
+    }
+
+    /// Why these rows hold less than the publisher was told committed, up to `acknowledged`, or
+    /// nil. `sent_through` is the host's generation: every commit of a publisher raises or keeps
+    /// it, so a lower one is a database restored from before (Docs/postgres.md, "When the
+    /// database loses what it had").
+    public func reasonLost(acknowledged: Int64) -> String? {
+        sentThrough < acknowledged ? "the database lost changes it had (it has \(sentThrough) of \(acknowledged))" : nil
+    }
+}
+
+/// PostgreSQL no longer has what it acknowledged of a host (rows deleted, tables truncated, an
+/// older dump restored): a batch would build on rows that are not there, so the host is sent whole.
+public struct HostRowsLost: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+
+    /// The host's row was deleted (its bundles with it), truncated, or the schema dropped.
+    public static let rowGone = HostRowsLost(reason: "its row in bundlefs_hosts is gone")
 }
 
 /// A bundle as PostgreSQL has it: which host, and the whole record.
@@ -52,6 +88,10 @@ public final class PublishedCatalogue {
     let schemaVersion: Int
     /// The host this session has (`claim`).
     private var claimed: String?
+    /// Whether this session's row in `bundlefs_publishers` is known to be there.
+    private var recorded = false
+    /// What connecting did to the schema (`ensureSchema`), for the publisher to say.
+    public private(set) var schemaChange: String?
 
     /// Connects and brings the schema up to date (a publisher).
     public init(url: String) throws {
@@ -59,8 +99,8 @@ public final class PublishedCatalogue {
         // A publisher's session holds its host until it ends: over TCP, a machine that vanished
         // without closing it is noticed in about a minute, not after the system's two hours.
         try connection.executeScript("SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; SET tcp_keepalives_count = 3")
-        try PublishedSchema.migrate(connection)
         schemaVersion = PublishedSchema.migrations.count
+        schemaChange = try ensureSchema()
     }
 
     /// Connects to read only: no migration, and a clear error where nothing was published.
@@ -80,10 +120,8 @@ public final class PublishedCatalogue {
     // MARK: Hosts
 
     public func host(_ name: String) throws -> PublishedHost? {
-        let rows = try connection.execute("SELECT catalogue, sent_through, bundles, rows_version FROM bundlefs_hosts WHERE host = $1", [name])
-        guard let row = rows.rows.first else { return nil }
-        return PublishedHost(catalogue: row[0] ?? "", sentThrough: Int64(row[1] ?? "0") ?? 0, bundles: Int(row[2] ?? "0") ?? 0,
-                             rowsAreCurrent: (Int(row[3] ?? "0") ?? 0) >= PublishedSchema.rowsVersion)
+        let rows = try connection.execute("SELECT \(PublishedHost.columns) FROM bundlefs_hosts WHERE host = $1", [name])
+        return rows.rows.first.map(PublishedHost.init(row:))
     }
 
     /// How many bundle rows the host really has (rows deleted by hand show here, not in `host`).
@@ -91,21 +129,45 @@ public final class PublishedCatalogue {
         Int(try connection.execute("SELECT count(*) FROM bundlefs_bundles WHERE host = $1", [host]).scalar ?? "0") ?? 0
     }
 
+    /// Brings the schema to this bundlefs's version, creating it again if it was dropped or
+    /// damaged since (a read when it is whole). Returns what it did, or nil. A schema made anew
+    /// lost this session's row in `bundlefs_publishers`: the next `claim` writes it again.
+    @discardableResult
+    public func ensureSchema() throws -> String? {
+        let change: String
+        switch try PublishedSchema.migrate(connection) {
+        case .none: return nil
+        case .migrated(from: 0): change = "created the bundlefs schema (version \(schemaVersion))"
+        case .migrated(let version): change = "migrated the bundlefs schema from version \(version) to \(schemaVersion)"
+        case .rebuilt(let reason): change = "created the bundlefs schema again (\(reason)); every host's publisher sends it whole"
+        }
+        recorded = false
+        return change
+    }
+
     /// Makes this session the one publisher of `host` until it ends (the lock goes with the
     /// session, so a publisher killed or disconnected frees the host), and records who it is.
     /// Throws `HostTaken`, naming the holder, when another session has the host.
     public func claim(host: String) throws {
-        guard claimed != host else { return }
-        guard try connection.execute("SELECT pg_try_advisory_lock(\(PublishedSchema.hostLock))", [host]).scalar == "t" else {
-            throw HostTaken(host: host, holder: try publisher(of: host))
+        if claimed != host {
+            guard try connection.execute("SELECT pg_try_advisory_lock(\(PublishedSchema.hostLock))", [host]).scalar == "t" else {
+                throw HostTaken(host: host, holder: try publisher(of: host))
+            }
+            claimed = host
+            recorded = false
         }
+        guard !recorded else { return }
         try connection.execute("""
             INSERT INTO bundlefs_publishers (host, machine, pid, backend_pid, since) VALUES ($1, $2, $3, pg_backend_pid(), now())
             ON CONFLICT (host) DO UPDATE SET machine = EXCLUDED.machine, pid = EXCLUDED.pid, backend_pid = EXCLUDED.backend_pid,
                 since = EXCLUDED.since
             """, [host, ProcessInfo.processInfo.hostName, String(getpid())])
-        claimed = host
+        recorded = true
     }
+
+    /// The database lost what it had (a truncation, a restore): the next `claim` writes this
+    /// session's row in `bundlefs_publishers` again, so that a refusal can still name it.
+    public func claimMayBeLost() { recorded = false }
 
     /// Gives the host up before the session ends, so that the table names only publishers that run.
     public func release() {
@@ -166,12 +228,26 @@ public final class PublishedCatalogue {
     }
 
     /// Applies a batch of the outbox: the rows at its paths are deleted, those still present
-    /// written anew. Sending the same batch twice leaves the same rows.
-    public func sendChanges(host: String, batch: OutboxBatch) throws {
+    /// written anew. Sending the same batch twice leaves the same rows. First, in the same
+    /// transaction, the host's row must still be what this publisher left (catalogue `identity`,
+    /// changes up to `acknowledged`, as many bundle rows as it recorded): otherwise nothing is
+    /// written and `HostRowsLost` says why.
+    public func sendChanges(host: String, batch: OutboxBatch, identity: String, acknowledged: Int64) throws {
         try transaction(host: host) {
+            let found = try connection.execute("""
+                SELECT \(PublishedHost.columns), (SELECT count(*) FROM bundlefs_bundles WHERE host = $1)
+                FROM bundlefs_hosts WHERE host = $1 FOR UPDATE
+                """, [host])
+            guard let row = found.rows.first else { throw HostRowsLost.rowGone }
+            let published = PublishedHost(row: row)
+            if let reason = published.reasonToReplace(identity: identity) ?? published.reasonLost(acknowledged: acknowledged) {
+                throw HostRowsLost(reason: reason)
+            }
+            let rows = Int(row[4] ?? "0") ?? 0
+            guard rows == published.bundles else { throw HostRowsLost(reason: "the database has \(rows) rows of the \(published.bundles) bundles it was sent") }
             let paths = (batch.present.map(\.key) + batch.removed).map { Hex.string(PublishedRows.key($0)) }
-            try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1 AND path IN (SELECT decode(unnest($2::text[]), 'hex'))",
-                                   [host, "{" + paths.joined(separator: ",") + "}"])
+            let deleted = try connection.execute("DELETE FROM bundlefs_bundles WHERE host = $1 AND path IN (SELECT decode(unnest($2::text[]), 'hex'))",
+                                                 [host, "{" + paths.joined(separator: ",") + "}"]).affected
             var dependents = PublishedRows.Dependents()
             if !batch.present.isEmpty {
                 try connection.copy(into: "bundlefs_bundles", columns: PublishedRows.bundleColumns) { rows in
@@ -179,11 +255,9 @@ public final class PublishedCatalogue {
                 }
                 try copy(dependents)
             }
-            try connection.execute("""
-                UPDATE bundlefs_hosts SET sent_through = greatest(sent_through, $2), updated_at = now(),
-                    bundles = (SELECT count(*) FROM bundlefs_bundles WHERE host = $1)
-                WHERE host = $1
-                """, [host, String(batch.through)])
+            // The paths are distinct, and a row at each was deleted first: every one present is a new row.
+            try connection.execute("UPDATE bundlefs_hosts SET sent_through = greatest(sent_through, $2), updated_at = now(), bundles = $3 WHERE host = $1",
+                                   [host, String(batch.through), String(rows - deleted + batch.present.count)])
         }
     }
 

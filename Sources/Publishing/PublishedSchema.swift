@@ -98,25 +98,100 @@ enum PublishedSchema {
     /// is sent whole by its next publisher; `open-with --database` needs this version.
     static let rowsVersion = 3
 
-    /// Brings the database to the current version; refuses one a newer bundlefs migrated.
-    static func migrate(_ connection: PostgresConnection) throws {
+    /// The tables each version adds, in the order of `migrations`: a database whose tables are not
+    /// those of its recorded version was damaged (a table dropped, `bundlefs_schema` emptied).
+    static let tables: [[String]] = [
+        ["bundlefs_hosts", "bundlefs_bundles", "bundlefs_binaries"],
+        ["bundlefs_publishers"],
+        ["bundlefs_launch_claims", "bundlefs_type_tags"],
+    ]
+
+    /// What a migration found before it changed anything.
+    enum Repair: Equatable {
+        /// At the current version with every table: nothing written.
+        case none
+        /// Created from nothing, or brought up from an older version.
+        case migrated(from: Int)
+        /// Its tables were not those of its recorded version (`State.damaged`): every bundlefs
+        /// table was dropped and the schema created again, since what was left could not be
+        /// trusted to have its constraints. Every host is then sent whole by its publisher.
+        case rebuilt(because: String)
+    }
+
+    /// Brings the database to the current version, recreating a schema dropped or damaged since;
+    /// refuses one a newer bundlefs migrated. Reads first, so a database that is current is not
+    /// written (nor locked), which a publisher checking after every failure relies on.
+    @discardableResult
+    static func migrate(_ connection: PostgresConnection) throws -> Repair {
+        if try state(connection) == .current { return .none }
         try connection.executeScript("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            try connection.executeScript("CREATE TABLE IF NOT EXISTS bundlefs_schema (version integer NOT NULL)")
-            let current = Int(try connection.execute("SELECT max(version) FROM bundlefs_schema").scalar ?? "0") ?? 0
-            guard current <= migrations.count else {
-                throw PostgresError("the database's bundlefs schema is version \(current), newer than this bundlefs (\(migrations.count)); upgrade bundlefs")
+            // Again under the lock: the publisher that waited for it finds the schema another made.
+            let found = try state(connection)
+            var repair = Repair.none
+            var current = 0
+            switch found {
+            case .current:
+                break
+            case .newer(let version):
+                throw PostgresError("the database's bundlefs schema is version \(version), newer than this bundlefs (\(migrations.count)); upgrade bundlefs")
+            case .older(let version):
+                current = version
+                repair = .migrated(from: version)
+            case .damaged(let reason):
+                // Each table before those it refers to, so no CASCADE is needed: a view or key of the
+                // user's own on one of them fails the rebuild with PostgreSQL's message naming it,
+                // rather than going silently.
+                for table in tables.joined().reversed() + ["bundlefs_schema"] { try connection.executeScript("DROP TABLE IF EXISTS \(table)") }
+                repair = .rebuilt(because: reason)
             }
-            for version in current..<migrations.count {
-                try connection.executeScript(migrations[version])
-                try connection.execute("INSERT INTO bundlefs_schema (version) VALUES ($1)", [String(version + 1)])
+            if found != .current {
+                try connection.executeScript("CREATE TABLE IF NOT EXISTS bundlefs_schema (version integer NOT NULL)")
+                for version in current..<migrations.count {
+                    try connection.executeScript(migrations[version])
+                    try connection.execute("INSERT INTO bundlefs_schema (version) VALUES ($1)", [String(version + 1)])
+                }
             }
             try connection.executeScript("COMMIT")
+            return repair
         } catch {
             try? connection.executeScript("ROLLBACK")
             throw error
         }
+    }
+
+    /// How the database's bundlefs schema stands against this bundlefs.
+    enum State: Equatable {
+        case current
+        /// Recorded at this version (0: nothing of bundlefs there), with exactly its tables.
+        case older(Int)
+        case newer(Int)
+        /// The tables are not those of the recorded version: some missing (all of them when
+        /// `bundlefs_schema` was emptied or dropped while they stayed), or a later version's there
+        /// (an older dump restored over a newer schema).
+        case damaged(String)
+    }
+
+    /// Reads only: which of bundlefs's tables exist (in the search path, where the migrations
+    /// created them), then the recorded version.
+    static func state(_ connection: PostgresConnection) throws -> State {
+        let everyTable = Array(tables.joined())
+        let found = try connection.execute("SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NOT NULL",
+                                           ["{" + (["bundlefs_schema"] + everyTable).joined(separator: ",") + "}"])
+        var present = Set(found.rows.compactMap { $0.first ?? nil })
+        let version = present.remove("bundlefs_schema") == nil ? 0
+            : Int(try connection.execute("SELECT coalesce(max(version), 0) FROM bundlefs_schema").scalar ?? "0") ?? 0
+        if version > migrations.count { return .newer(version) }
+        let expected = Set(tables.prefix(version).joined())
+        if present != expected {
+            let missing = everyTable.filter { expected.contains($0) && !present.contains($0) }
+            let extra = everyTable.filter { !expected.contains($0) && present.contains($0) }
+            return .damaged("its tables are not those of version \(version): "
+                + [missing.isEmpty ? nil : "missing \(missing.joined(separator: ", "))",
+                   extra.isEmpty ? nil : "not of that version \(extra.joined(separator: ", "))"].compactMap { $0 }.joined(separator: "; "))
+        }
+        return version == migrations.count ? .current : .older(version)
     }
 
     /// The version a reader finds (0 when bundlefs never published there).

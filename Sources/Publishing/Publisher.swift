@@ -30,6 +30,19 @@ public final class Publisher: Sendable {
             self.host = host
         }
 
+        /// The defaults, but for `BUNDLEFS_PUBLISH_CHECK_INTERVAL` (`verifyInterval`) and
+        /// `BUNDLEFS_PUBLISH_MAX_BACKOFF` (`maximumBackoff`), in seconds, which let tests see a
+        /// database that lost its rows noticed in a second rather than five.
+        public static func fromEnvironment(_ environment: [String: String], url: String, host: String) -> Settings {
+            var settings = Settings(url: url, host: host)
+            if let seconds = environment["BUNDLEFS_PUBLISH_CHECK_INTERVAL"].flatMap(Double.init), seconds > 0 { settings.verifyInterval = seconds }
+            if let seconds = environment["BUNDLEFS_PUBLISH_MAX_BACKOFF"].flatMap(Double.init), seconds > 0 {
+                settings.maximumBackoff = seconds
+                settings.firstBackoff = min(settings.firstBackoff, seconds)
+            }
+            return settings
+        }
+
         /// The machine's host name, the default `host`.
         public static var defaultHost: String { ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost" }
     }
@@ -83,6 +96,7 @@ public final class Publisher: Sendable {
                     connection = nil // ends the old session before a new one starts
                     report(&state, .connecting)
                     connection = try PublishedCatalogue(url: settings.url)
+                    if let change = connection!.schemaChange { logger.notice("publishing to \(state.destination): \(change)") }
                     state.verified = false
                 }
                 // Another publisher of the host (the same --host given twice) refuses this one,
@@ -95,6 +109,9 @@ public final class Publisher: Sendable {
             } catch {
                 // A statement that failed leaves the connection usable; only a broken one is replaced.
                 if connection?.isUsable != true { connection = nil }
+                // What failed may be the database having lost its schema or rows (a missing table
+                // fails every batch the same way): the next step checks both again.
+                state.verified = false
                 failed(error, &state)
                 _ = wakeUp.wait(timeout: .now() + state.backoff)
                 state.backoff = min(state.backoff * 2, settings.maximumBackoff)
@@ -154,14 +171,19 @@ public final class Publisher: Sendable {
         let verifyDue = mustVerify || now - state.verifiedAt >= settings.verifyInterval
         let backlog = try catalogue.outboxBacklog(countingBundles: verifyDue)
         if mustVerify || (verifyDue && backlog.changes == 0) {
+            // A schema dropped or damaged is made again first (one read when it is whole).
+            if let change = try connection.ensureSchema() { logger.warning("publishing to \(state.destination): \(change)") }
             var outcome = Outcome.checked
-            if let reason = try reasonToSendWhole(connection, backlog: backlog, state: state) {
+            if let whole = try reasonToSendWhole(connection, backlog: backlog, state: state) {
+                if whole.lost { lost(whole.reason, &state, connection) }
+                try connection.claim(host: settings.host)
                 report(&state, .sendingWhole)
                 let through = backlog.lastSequence
                 let sent = try connection.sendWhole(host: settings.host, from: catalogue, identity: catalogue.identity(), through: through)
                 try catalogue.outboxSent(through: through, whole: true, at: Date().timeIntervalSince1970)
-                logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(reason)")
+                logger.info("sent \(sent) bundles of \(settings.host) whole to \(state.destination): \(whole.reason)")
                 state.sendWholeFirst = false
+                state.lost = nil
                 outcome = .sent
             }
             state.verified = true
@@ -173,26 +195,47 @@ public final class Publisher: Sendable {
             return .idle
         }
         report(&state, .sending)
-        try connection.sendChanges(host: settings.host, batch: batch)
+        do {
+            try connection.sendChanges(host: settings.host, batch: batch, identity: catalogue.identity(), acknowledged: acknowledged())
+        } catch let lost as HostRowsLost {
+            // Nothing was written: the next step sends the host whole, without waiting.
+            state.lost = lost.reason
+            state.verified = false
+            return .checked
+        }
         try catalogue.outboxSent(through: batch.through, whole: false, at: Date().timeIntervalSince1970)
         return .sent
     }
 
-    /// Why PostgreSQL's rows of this host cannot be brought up to date by the outbox, or nil.
-    private func reasonToSendWhole(_ connection: PublishedCatalogue, backlog: OutboxBacklog, state: State) throws -> String? {
-        if state.sendWholeFirst { return "the changes since it was last published were not queued" }
-        guard let published = try connection.host(settings.host) else { return "the host is new to this database" }
-        if published.catalogue != (try catalogue.identity()) { return "its rows there came from another catalogue file" }
-        if !published.rowsAreCurrent { return "its rows there were sent by an older bundlefs, without the tables this one adds" }
-        if let sent = try catalogue.publicationStatus()?.sentThrough, published.sentThrough < sent {
-            return "the database lost changes it had (it has \(published.sentThrough) of \(sent))"
-        }
-        if backlog.changes > settings.wholeThreshold { return "\(backlog.changes) changes are waiting" }
+    /// The last change PostgreSQL committed for this host, as far as this catalogue was told.
+    private func acknowledged() throws -> Int64 { max(0, try catalogue.publicationStatus()?.sentThrough ?? 0) }
+
+    /// Why PostgreSQL's rows of this host cannot be brought up to date by the outbox, or nil;
+    /// `lost` when the database no longer has what it acknowledged.
+    private func reasonToSendWhole(_ connection: PublishedCatalogue, backlog: OutboxBacklog, state: State) throws -> (reason: String, lost: Bool)? {
+        if state.sendWholeFirst { return ("the changes since it was last published were not queued", false) }
+        if let reason = state.lost { return (reason, true) }
+        // Every whole send (this publisher's first, or its predecessor's) wrote the host's row.
+        guard let published = try connection.host(settings.host) else { return (HostRowsLost.rowGone.reason, true) }
+        if let reason = published.reasonToReplace(identity: try catalogue.identity()) { return (reason, false) }
+        if let reason = published.reasonLost(acknowledged: try acknowledged()) { return (reason, true) }
+        if backlog.changes > settings.wholeThreshold { return ("\(backlog.changes) changes are waiting", false) }
         if backlog.changes == 0, let bundles = backlog.bundles {
             let rows = try connection.bundleCount(host: settings.host)
-            if rows != bundles { return "the database has \(rows) of its \(bundles) bundles" }
+            if rows != bundles { return ("the database has \(rows) of its \(bundles) bundles", true) }
         }
         return nil
+    }
+
+    /// Says that PostgreSQL lost what it had of the host, in the log and in `status` (as the last
+    /// error, kept after the whole send that follows), and has this session's row written again.
+    private func lost(_ reason: String, _ state: inout State, _ connection: PublishedCatalogue) {
+        connection.claimMayBeLost()
+        let message = "PostgreSQL lost what it had of host \(settings.host): \(reason); sending it whole"
+        guard state.lastError != message else { return } // a whole send that failed, tried again
+        logger.warning("publishing to \(state.destination): \(message)")
+        state.lastError = message
+        state.lastErrorAt = Date().timeIntervalSince1970
     }
 
     private func report(_ state: inout State, _ name: PublicationStatus.State) {
@@ -211,6 +254,9 @@ public final class Publisher: Sendable {
         let destination: String
         var backoff: Double
         var sendWholeFirst: Bool
+        /// Why the last batch found the host's rows not what it left (`HostRowsLost`), until the
+        /// whole send that follows.
+        var lost: String?
         var verified = false
         /// On the monotonic clock.
         var verifiedAt: Double = -.infinity

@@ -106,7 +106,7 @@ public final class Daemon: Sendable {
             throw DaemonError(plan.view == nil ? "\(error)" : "\(error); give each view its own catalogue with --catalogue")
         }
         if let publish = plan.publish {
-            publisher = try Publisher(catalogue: catalogue, settings: Publisher.Settings(url: publish.url, host: publish.host ?? Publisher.Settings.defaultHost),
+            publisher = try Publisher(catalogue: catalogue, settings: .fromEnvironment(environment, url: publish.url, host: publish.host ?? Publisher.Settings.defaultHost),
                                       logger: publishLogger)
         } else {
             publisher = nil

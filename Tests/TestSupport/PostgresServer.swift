@@ -78,6 +78,18 @@ public final class PostgresServer: @unchecked Sendable {
         guard result.status == 0 else { throw Failure(description: "psql \(sql):\n\(result)") }
     }
 
+    /// `pg_dump` of the database, as SQL that drops what it restores first (`--clean`): a backup.
+    public func dump(to file: String) throws {
+        let result = try Subprocess.run("\(programs)/pg_dump", ["--clean", "--if-exists", "--no-owner", "-f", file, "-d", url], timeout: 120)
+        guard result.status == 0 else { throw Failure(description: "pg_dump:\n\(result)") }
+    }
+
+    /// Restores a `dump` over the database as it is now, in one transaction.
+    public func restore(from file: String) throws {
+        let result = try Subprocess.run("/usr/bin/psql", ["-X", "-q", "-1", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", file], timeout: 120)
+        guard result.status == 0 else { throw Failure(description: "restoring \(file):\n\(result)") }
+    }
+
     /// Holds `LOCK TABLE … IN EXCLUSIVE MODE` in an open transaction until released: reads go
     /// on, a writer's transaction waits inside, as long as the test wants.
     public func lockTable(_ table: String) throws -> TableLock {
