@@ -81,23 +81,36 @@ sample:
 	.build/debug/bundlefs-sample Sample
 
 # Sets everything up and runs the main job on the sample tree: index and query it, then mount its
-# view, show it, and unmount.
+# view, show it, and unmount. The build's output goes to $(DEMO)/build.log behind a one-line
+# progress; each step of the demo has a heading.
 demo: deps
-	$(SWIFT) build --product bundlefs
-	$(SWIFT) build --product bundlefs-full
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@log=$(DEMO)/build.log; started=$$(date +%s); \
+	( $(SWIFT) build --product bundlefs && $(SWIFT) build --product bundlefs-full ) > $$log 2>&1 & pid=$$!; \
+	printf 'building bundlefs (log: %s) ' "$$log"; \
+	while kill -0 $$pid 2>/dev/null; do \
+		[ -t 1 ] && printf '\rbuilding bundlefs (log: %s) %s ' "$$log" "$$(grep -o '^\[[0-9]*/[0-9]*\]' $$log | tail -n 1)"; sleep 1; \
+	done; \
+	if wait $$pid; then printf '\rbuilt bundlefs in %s s (log: %s)%20s\n' "$$(( $$(date +%s) - started ))" "$$log" ""; \
+	else printf '\nthe build failed; the end of %s:\n' "$$log"; tail -n 30 $$log; exit 1; fi
 	@set -e; export BUNDLEFS_CATALOGUE=$(CURDIR)/$(DEMO)/catalogue.sqlite; bundlefs=$(CURDIR)/.build/debug/bundlefs; \
+	step() { printf '\n\n=== %s ===\n' "$$*"; }; \
 	run() { printf '\n$$ bundlefs %s\n' "$$*"; "$$bundlefs" "$$@"; }; \
+	step "Index the sample tree, and find bundles by identifier"; \
 	run index Sample; \
 	run query --lang de; \
-	run query 'org.example.Chess*' --json --lang de | head -n 40; \
+	run query org.example.Terminal --json --lang de; \
+	step "One bundle as a Mac reads it: display name, localizations, resources"; \
 	run show Sample/Applications/Terminal.app --lang de-AT; \
 	run resolve Sample/Applications/Chess.app Rules.html --lang en-IN; \
 	run resolve Sample/Applications/Chess.app board.png --lang en; \
+	step "Executables and debug symbols, by UUID"; \
 	run query --uuid 48f282de1bd5f16267a9da7d51476fd4; \
 	run symbols 48F282DE-1BD5-F162-67A9-DA7D51476FD4; \
-	printf '\n$$ sqlite3 %s "SELECT extension, ..."\n' "$$BUNDLEFS_CATALOGUE"; \
-	sqlite3 "$$BUNDLEFS_CATALOGUE" "SELECT c.extension, b.name FROM claims c JOIN bundles b ON b.id = c.application_id" 2>/dev/null || true; \
+	step "Which application opens what"; \
+	run open-with Sample/Documents/Drawing.sketch; \
+	run types org.example.sketch; \
+	step "The Finder's view of the tree, mounted"; \
 	mnt=$(CURDIR)/$(DEMO)/mnt; mkdir -p "$$mnt"; trap 'fusermount3 -u "$$mnt" 2>/dev/null || true' EXIT; \
 	run mount Sample "$$mnt" --lang de; \
 	show() { printf '\n$$ %s\n' "$$*"; (cd "$$mnt" && eval "$$@"); }; \
