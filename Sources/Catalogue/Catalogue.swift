@@ -1,6 +1,7 @@
 @_exported public import CatalogueReading
 import Codecs
 import GRDB
+import GRDBSQLite
 public import SystemCalls
 import Synchronization
 #if canImport(Glibc)
@@ -13,6 +14,9 @@ import Glibc
 public final class Catalogue: Sendable {
     public let path: FilePath
     public let mode: Mode
+    /// How long a write waits for another process's lock (an `sqlite3` shell in a transaction,
+    /// another index) before it fails with SQLITE_BUSY.
+    public let lockWait: Double
     private let opened: Mutex<Opened>
 
     public enum Mode: Sendable { case readOnly, readWrite }
@@ -26,16 +30,25 @@ public final class Catalogue: Sendable {
 
     /// Opens the catalogue, creating it (and its directory) when `mode` is `.readWrite`. A reader
     /// waits up to `creationWait` seconds for one another process is creating or migrating.
-    public init(path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait) throws {
+    public init(path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait, lockWait: Double = Catalogue.lockWait) throws {
         self.path = path
         self.mode = mode
-        opened = Mutex(try Self.open(path, mode: mode, creationWait: creationWait))
+        self.lockWait = lockWait
+        opened = Mutex(try Self.open(path, mode: mode, creationWait: creationWait, lockWait: lockWait))
     }
 
-    private static func open(_ path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait) throws -> Opened {
+    /// How long a command's write waits for another process's lock: long enough for another
+    /// index's batch.
+    public static let lockWait = 5.0
+
+    /// A daemon's: while its write waits, the watcher's loop does not turn and the view does not
+    /// follow the tree; a write that fails is a fault whose retry finds from the tree what it missed.
+    public static let daemonLockWait = 1.0
+
+    private static func open(_ path: FilePath, mode: Mode, creationWait: Double = Catalogue.creationWait, lockWait: Double) throws -> Opened {
         switch mode {
         case .readOnly:
-            return try CatalogueFile.waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly) }
+            return try CatalogueFile.waitingForWriter(path, seconds: creationWait) { try openExisting(path, mode: .readOnly, lockWait: lockWait) }
         case .readWrite:
             // Judged before anything is made beside it (a lock file) or SQLite opens it to write.
             if (try? FileStatus.of(path, followSymlinks: true)) != nil { try CatalogueFile.vet(path) }
@@ -45,13 +58,13 @@ public final class Catalogue: Sendable {
             let writing = try? FileLock(path: lockPath(catalogue: path))
             return try withExtendedLifetime(writing) {
                 if (try? FileStatus.of(path, followSymlinks: true)) == nil { try createWhole(path) }
-                return try openExisting(path, mode: .readWrite, holdingLock: writing != nil)
+                return try openExisting(path, mode: .readWrite, lockWait: lockWait, holdingLock: writing != nil)
             }
         }
     }
 
     /// `holdingLock`: this process holds the catalogue's lock, so nobody else is running on it.
-    private static func openExisting(_ path: FilePath, mode: Mode, holdingLock: Bool = false) throws -> Opened {
+    private static func openExisting(_ path: FilePath, mode: Mode, lockWait: Double, holdingLock: Bool = false) throws -> Opened {
         guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
         if mode == .readOnly, (try? path.withCString({ access($0, R_OK) })) != 0 {
             throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
@@ -59,14 +72,14 @@ public final class Catalogue: Sendable {
         try CatalogueFile.vet(path)
         let identity = (try? FileStatus.of(path, followSymlinks: true))?.identity
         do {
-            let database = try DatabasePool(path: path.string, configuration: configuration(mode))
+            let database = try DatabasePool(path: path.string, configuration: configuration(mode, lockWait: lockWait))
             try checkSchema(database, path: path, mode: mode)
             return Opened(database: database, identity: identity)
         } catch let error as DatabaseError where mode == .readOnly && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
             // A catalogue the reader may read but not write, in a directory it may not write: SQLite
             // cannot make the -shm file a WAL reader needs. Read the file as it is instead (what a
             // running watcher has not checkpointed yet is not seen).
-            let database = try DatabaseQueue(path: CatalogueFile.immutableURI(path), configuration: configuration(mode))
+            let database = try DatabaseQueue(path: CatalogueFile.immutableURI(path), configuration: configuration(mode, lockWait: lockWait))
             try checkSchema(database, path: path, mode: mode)
             return Opened(database: database, identity: identity)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
@@ -92,7 +105,7 @@ public final class Catalogue: Sendable {
             // It holds every Info dictionary (apps keep API keys there): its owner's only. SQLite
             // gives its -wal and -shm files the database file's mode.
             _ = try Descriptor.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
-            let database = try DatabasePool(path: temporary.string, configuration: configuration(.readWrite))
+            let database = try DatabasePool(path: temporary.string, configuration: configuration(.readWrite, lockWait: Self.lockWait))
             try checkSchema(database, path: temporary, mode: .readWrite)
             // Everything into the file itself before it is linked: its WAL keeps the temporary
             // name and is removed with it (a pool's close left the schema there, so the linked
@@ -132,11 +145,11 @@ public final class Catalogue: Sendable {
     /// Bytes of WAL file kept after a checkpoint: what 1,000 pages, SQLite's checkpoint interval, fill.
     static let walSizeLimit = 4 << 20
 
-    private static func configuration(_ mode: Mode) -> Configuration {
+    private static func configuration(_ mode: Mode, lockWait: Double) -> Configuration {
         var configuration = Configuration()
-        // Long enough for a reader's query or another index's batch; a daemon's writes that time
-        // out are retried by the daemon itself, which says so.
-        configuration.busyMode = .timeout(5)
+        // Readers (which in WAL mode wait only for another process's brief recovery or
+        // checkpoint) wait as long as a command's writes do; the writer's wait is set below.
+        configuration.busyMode = .timeout(Self.lockWait)
         configuration.label = "bundlefs"
         configuration.readonly = mode == .readOnly
         configuration.prepareDatabase { db in
@@ -153,6 +166,9 @@ public final class Catalogue: Sendable {
                 // of them filled up to 80 MB as `ls -lR` walked a million entries' view.
                 try db.execute(sql: "PRAGMA cache_size = -\(readerCacheKiB)")
             } else {
+                // The writer waits `lockWait` (after GRDB set the busy mode: this replaces it); a
+                // daemon's writes that time out are retried by the daemon itself, which says so.
+                sqlite3_busy_timeout(db.sqliteConnection, Int32(lockWait * 1000))
                 // The catalogue is derived data: durability on power loss matters less than speed,
                 // and WAL with NORMAL still never corrupts on a crash.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -193,7 +209,7 @@ public final class Catalogue: Sendable {
 
     /// Opens the file at the path again, for `reopen`.
     func replaceDatabase() throws {
-        let fresh = try Self.open(path, mode: mode)
+        let fresh = try Self.open(path, mode: mode, lockWait: lockWait)
         opened.withLock { $0 = fresh }
     }
 

@@ -88,7 +88,7 @@ public final class Daemon: Sendable {
             do { roots.append(try Indexer.canonicalRoot(root)) } catch { throw DaemonError("\(error)") }
         }
         self.roots = roots
-        do { catalogue = try Catalogue(path: plan.catalogue, mode: .readWrite) } catch let error as CatalogueError { throw DaemonError("\(error)") }
+        do { catalogue = try Catalogue(path: plan.catalogue, mode: .readWrite, lockWait: Catalogue.daemonLockWait) } catch let error as CatalogueError { throw DaemonError("\(error)") }
         do {
             if let viewPlan = plan.view {
                 if viewPlan.clearsDeadMount { _ = MountPoint.clearDead(at: viewPlan.mountPoint, logger: logger) }

@@ -174,14 +174,22 @@ extension Watcher {
     }
 
     /// Writes a batch in one transaction, keeps the tree's bundle marks in step, and recomputes
-    /// claims when an application changed.
+    /// claims when an application changed. A batch the catalogue refuses (the fault that starts
+    /// here) is staged for the view before the error goes on: the tree has already moved on, so
+    /// nothing else would tell the view what it found.
     func write(_ changes: BatchChanges) throws {
         guard !changes.renames.isEmpty || !changes.removals.isEmpty || !changes.events.isEmpty else { return }
-        let archiveDirectories = try catalogue.transaction(scannedAt: Self.wallTime()) { writer in
-            for rename in changes.renames { try writer.renameSubtree(from: rename.from, to: rename.to) }
-            for path in changes.removals { try writer.removeSubtree(path) }
-            for event in changes.events { try writer.apply(event) }
-            return writer.archivesChanged.directories
+        let archiveDirectories: Set<FilePath>
+        do {
+            archiveDirectories = try catalogue.transaction(scannedAt: Self.wallTime()) { writer in
+                for rename in changes.renames { try writer.renameSubtree(from: rename.from, to: rename.to) }
+                for path in changes.removals { try writer.removeSubtree(path) }
+                for event in changes.events { try writer.apply(event) }
+                return writer.archivesChanged.directories
+            }
+        } catch {
+            stage(changes)
+            throw error
         }
         pendingUpdate.archiveDirectories.formUnion(archiveDirectories)
         pendingUpdate.renames += changes.renames

@@ -120,6 +120,9 @@ public final class Watcher: @unchecked Sendable {
         ready()
         while !isStopping {
             surviving { try runOnce() }
+            // A turn that failed still tells the view what it read (`stage`), now rather than
+            // after the next turn's wait.
+            publishUpdate()
         }
         status.state = .stopped
         status.pending = reader.pending

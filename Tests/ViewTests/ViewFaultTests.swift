@@ -74,6 +74,73 @@ extension MountedViewTests {
             #expect(view.process.isRunning)
         }
 
+        /// SPEC.md "Faults": another process holding the catalogue locked (an `sqlite3` shell in
+        /// `BEGIN EXCLUSIVE`, held until the test lets go) is a fault like a full disk: packages that
+        /// appear, are moved and go show in the view within seconds, readers read, `status` says
+        /// what is wrong, and the catalogue converges once the lock is gone.
+        @Test func theViewFollowsTheTreeWhileAnotherProcessHoldsTheCatalogueLocked() throws {
+            fixture.tree.macApp("Applications/Doomed.app", identifier: "org.example.doomed", info: ["CFBundleDisplayName": .string("Doomed")])
+            fixture.tree.macApp("Applications/Movable.app", identifier: "org.example.movable", info: ["CFBundleDisplayName": .string("Movable")])
+            let view = try fixture.mount(languages: "en")
+            defer { _ = try? view.stop() }
+            let catalogue = view.catalogue
+            func status() -> JSONValue? {
+                (try? Subprocess.bundlefs(["status", "--json"], catalogue: catalogue)).flatMap { try? JSONValue.parse($0.standardOutput) }
+            }
+            func applications() -> [String] { (try? listing(view.path("Applications"))) ?? [] }
+            func documents() -> [String] { (try? listing(view.path("Documents"))) ?? [] }
+            // The kernel holds these listings: only the watcher's word makes them change.
+            #expect(applications().contains("Doomed") && applications().contains("Movable") && !applications().contains("Fresh"))
+            #expect(!documents().contains("Movable"))
+
+            let lock = try CatalogueLockHolder(catalogue: catalogue)
+            defer { lock.release() }
+            fixture.tree.macApp("Applications/Fresh.app", identifier: "org.example.fresh", info: ["CFBundleDisplayName": .string("Fresh")],
+                                localizedStrings: ["en": ["CFBundleDisplayName": "Fresh Name"]])
+            fixture.tree.rename("Applications/Movable.app", "Documents/Movable.app")
+            fixture.tree.remove("Applications/Doomed.app")
+            try poll(timeout: 15, "the view to follow the tree while locked: \(applications()), \(documents()); log:\n\(view.log)") {
+                let applications = applications()
+                return applications.contains("Fresh Name") && !applications.contains("Doomed") && !applications.contains("Movable")
+                    && documents().contains("Movable")
+            }
+            #expect(try FileStatus.of(view.path("Applications/Fresh Name")).type == .regular)
+            #expect(try FileStatus.of(view.path("Documents/Movable")).type == .regular)
+            try poll(timeout: 15, "the status to say the catalogue is locked: \(String(describing: status()))") {
+                status()?["problem"]?.stringValue?.contains("another process holds the catalogue locked") == true
+            }
+            #expect(status()?["state"] == .string("retrying"))
+            #expect(view.log.contains("another process holds the catalogue locked"), "\(view.log)")
+            // Readers read what was written before the lock.
+            let query = try Subprocess.bundlefs(["query", "org.example.chess"], catalogue: catalogue)
+            #expect(query.status == 0 && query.standardOutput.contains("Chess.app"), "\(query)")
+
+            // Still locked, across the watcher's retries (their backoff growing): later packages
+            // show too, one at a time.
+            try poll(timeout: 60, "the watcher to retry three times: \(view.log)") {
+                view.log.components(separatedBy: "the catalogue is still not current").count > 3
+            }
+            for index in 0..<3 {
+                fixture.tree.macApp("Applications/Later\(index).app", identifier: "org.example.later\(index)",
+                                    info: ["CFBundleDisplayName": .string("Later\(index)")],
+                                    localizedStrings: ["en": ["CFBundleDisplayName": "Later \(index)"]])
+                try poll(timeout: 15, "Later \(index) to show while locked: \(applications()); log:\n\(view.log)") {
+                    applications().contains("Later \(index)")
+                }
+            }
+            #expect(lock.isHolding)
+            #expect(try Catalogue(path: FilePath(catalogue), mode: .readOnly).bundles(matching: BundleQuery(identifier: "org.example.fresh")).isEmpty,
+                    "the view followed without the catalogue")
+
+            // The lock goes: what the view showed is what the catalogue now holds.
+            lock.release()
+            try waitForConvergence(catalogue: catalogue, root: fixture.source, timeout: 40, "after the lock was released")
+            try poll(timeout: 15, "the problem to clear") { status()?["problem"] == .null }
+            #expect(applications().contains("Fresh Name") && applications().contains("Later 2") && !applications().contains("Doomed"))
+            #expect(documents().contains("Movable"))
+            #expect(view.process.isRunning)
+        }
+
         /// SPEC.md "Faults": while the catalogue cannot be written, the view still follows the tree:
         /// new, renamed and removed items show within seconds, a new package by what the watcher
         /// read (its display name), and nothing seen is lost when writing resumes.
