@@ -32,6 +32,9 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Looks at an answer being sent: its client's progress, its file.
     private var watch: Scheduled<Void>?
     private var answering = false
+    /// Counts answers: writing an answer's end can start the next one before its caller has
+    /// returned, and the watch must be the current answer's.
+    private var answerNumber = 0
 
     init(shared: SymbolServer.Shared) {
         self.shared = shared
@@ -230,18 +233,15 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.replaceOrAdd(name: "Date", value: HTTPDate.format(secondsSinceEpoch: Int64(time(nil))))
         let channel = context.channel
         answering = true
+        answerNumber += 1
+        let number = answerNumber
         shared.connections.set(channel, .sending)
         let written = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: body == nil ? written : nil)
         if let body { context.write(wrapOutboundOut(.body(body)), promise: written) }
         context.flush()
-        TCPAcknowledged.read(channel) { [self] acknowledged in
-            guard let acknowledged, channel.isActive else { return }
-            let progress = SendProgress(writeTimeout: shared.settings.writeTimeout.timeAmount, minimumRate: shared.settings.minimumSendRate,
-                                        acknowledged: acknowledged, now: .now())
-            watchAnswer(progress, file: file, head: head, context: context)
-        }
         written.futureResult.assumeIsolated().whenComplete { [self] result in
+            answering = false
             watch?.cancel()
             watch = nil
             afterwards()
@@ -254,7 +254,6 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             shared.logger.debug("\(peer) \(head.method) \(head.uri) \(status.code) \(sent) bytes \(micros / 1_000).\(micros % 1_000 / 100) ms")
-            answering = false
             // Idle before the end is written: writing it may hand this handler the next
             // pipelined request at once, which must find the connection idle, not make it so.
             if keepAlive {
@@ -267,6 +266,15 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return
                 }
             }
+        }
+        // Most answers are in the socket by now (the completion above has run); the rest are
+        // watched from what the client has acknowledged so far.
+        guard answering, answerNumber == number else { return }
+        TCPAcknowledged.read(channel) { [self] acknowledged in
+            guard let acknowledged, answering, channel.isActive else { return }
+            let progress = SendProgress(writeTimeout: shared.settings.writeTimeout.timeAmount, minimumRate: shared.settings.minimumSendRate,
+                                        acknowledged: acknowledged, now: .now())
+            watchAnswer(progress, file: file, head: head, context: context)
         }
     }
 
