@@ -283,7 +283,7 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// sendfile would otherwise retry at the end of a shorter file, spinning a core).
     private func watchAnswer(_ progress: SendProgress, file: SentFile?, head: HTTPRequestHead, context: ChannelHandlerContext) {
         let channel = context.channel
-        watch = context.eventLoop.assumeIsolated().scheduleTask(in: shared.settings.watchInterval.timeAmount) { [self] in
+        watch = context.eventLoop.assumeIsolated().scheduleTask(in: shared.settings.watchEvery.timeAmount) { [self] in
             guard answering, channel.isActive else { return }
             if let file, let change = file.change() {
                 shared.logger.info("\(head.uri): \(file.file.path) \(change) while it was sent; the connection is closed")

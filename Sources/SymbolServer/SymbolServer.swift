@@ -64,8 +64,6 @@ public final class SymbolServer: Sendable {
             if let rate = number("MIN_SEND_RATE") { settings.minimumSendRate = rate }
             if let milliseconds = number("STALL_GRACE_MS") { settings.stallGrace = .milliseconds(milliseconds) }
             if let count = number("MAX_CONNECTIONS") { settings.maxConnections = count }
-            // Looked at often enough that a timeout is not overshot by more than a quarter.
-            settings.watchInterval = min(settings.watchInterval, settings.writeTimeout / 4)
             return settings
         }
     }
@@ -152,6 +150,10 @@ public final class SymbolServer: Sendable {
 }
 
 extension SymbolServer.Settings {
+    /// `watchInterval`, but often enough that a short write timeout is not overshot by more than
+    /// a quarter.
+    var watchEvery: Duration { min(watchInterval, writeTimeout / 4) }
+
     var decoderLimits: NIOHTTPDecoderLimitConfiguration {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = maxHeaderLine
