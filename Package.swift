@@ -182,7 +182,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",
-            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
+            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

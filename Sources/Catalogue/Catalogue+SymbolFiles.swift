@@ -26,16 +26,21 @@ extension Catalogue {
     public func symbolFile(_ entry: SymbolLayout.Entry, roots: [FilePath]) throws -> SymbolFile? {
         let matches = try symbolMatches(uuidKey: entry.key)
         for match in DebugSymbols.candidates(for: entry.role, in: matches) {
-            if let file = Self.openConfined(match, roots: roots) { return file }
+            if let file = try Self.openConfined(match, roots: roots) { return file }
         }
         return nil
     }
 
-    static func openConfined(_ match: DebugSymbols.Match, roots: [FilePath]) -> SymbolFile? {
+    /// Throws only when the process or the system is out of descriptors: not knowing is not "not
+    /// found", which the HTTP server would answer 404 and debuginfod clients would cache.
+    static func openConfined(_ match: DebugSymbols.Match, roots: [FilePath]) throws -> SymbolFile? {
+        func opened(_ open: () throws -> Descriptor) throws -> Descriptor? {
+            do { return try open() } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE { throw error } catch { return nil }
+        }
         guard let real = try? match.file.resolved(),
               let root = roots.first(where: { real.isWithin($0) }), let relative = real.relative(to: root), !relative.isEmpty,
-              let directory = try? Descriptor.open(root, flags: O_PATH_DIRECTORY),
-              let file = try? directory.openBeneath(relative, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK),
+              let directory = try opened({ try Descriptor.open(root, flags: O_PATH_DIRECTORY) }),
+              let file = try opened({ try directory.openBeneath(relative, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK) }),
               let status = try? file.status(), status.type == .regular
         else { return nil }
         return SymbolFile(match: match, path: real, descriptor: file, status: status)

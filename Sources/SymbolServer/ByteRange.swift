@@ -14,7 +14,7 @@ public enum ByteRange: Equatable, Sendable {
         guard let dash = spec.firstIndex(of: "-") else { self = .whole; return }
         let first = spec[..<dash], last = spec[spec.index(after: dash)...]
         if first.isEmpty {
-            // The last N bytes.
+            // The last N bytes; a suffix longer than the file is all of it.
             guard let count = Self.number(last) else { self = .whole; return }
             guard count > 0, size > 0 else { self = .unsatisfiable; return }
             self = .part(max(0, size - count)...(size - 1))
@@ -32,10 +32,19 @@ public enum ByteRange: Equatable, Sendable {
         self = .part(start...end)
     }
 
-    /// Decimal digits only, and no more than fit in an Int64.
+    /// Decimal digits only. A number too large for an Int64 is still a number (RFC 9110 puts no
+    /// bound on them): it saturates, so that a last byte past any file means "to the end" and a
+    /// first byte past any file is unsatisfiable.
     private static func number(_ text: some StringProtocol) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int64(text)
+        guard !text.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in text.utf8 {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(Int64(byte - 0x30))
+            value = overflowTimes || overflowSum ? .max : sum
+        }
+        return value
     }
 }
 

@@ -2,62 +2,86 @@ import NIOCore
 import Synchronization
 
 /// The open connections, bounded. At the bound a new connection takes the place of the one that
-/// has waited longest without a request (idle keep-alive or slow headers), so that a flood of
-/// idle connections can neither exhaust descriptors nor lock out a client that asks something;
-/// only when every connection is busy is the newcomer refused.
+/// has gone longest without progress: idle (keep-alive or slow headers) since longest, or stuck
+/// in an answer its client has accepted nothing of for `stallGrace`. So neither a flood of idle
+/// connections nor one of clients that ask and never read can lock out a client; only when every
+/// connection is looking something up or moving bytes is the newcomer refused.
 final class ConnectionTable: Sendable {
-    let limit: Int
-    private let state = Mutex(State())
-
-    private struct State {
-        var connections: [ObjectIdentifier: Connection] = [:]
-        var counter = 0
+    enum Activity: Sendable {
+        /// Waiting for a request's head.
+        case idle
+        /// A request is being looked up: the server's work, never evicted.
+        case working
+        /// An answer is being sent.
+        case sending
     }
+
+    let limit: Int
+    let stallGrace: TimeAmount
+    private let state = Mutex<[ObjectIdentifier: Connection]>([:])
 
     private struct Connection {
         let channel: any Channel
-        /// When it last became idle (a counter, not a clock: only the order matters).
-        var idleSince: Int
-        var busy = false
+        var activity: Activity
+        /// When it became idle, or when its client last accepted bytes of an answer.
+        var lastProgress: NIODeadline
     }
 
-    init(limit: Int) {
+    init(limit: Int, stallGrace: TimeAmount) {
         self.limit = limit
+        self.stallGrace = stallGrace
     }
 
-    var count: Int { state.withLock { $0.connections.count } }
+    var count: Int { state.withLock { $0.count } }
 
     /// Registers a new connection; returns false when it must be closed at once. Closes an idle
-    /// connection to make room.
+    /// or stuck connection to make room.
     func admit(_ channel: any Channel) -> Bool {
-        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
-            var evicted: (any Channel)?
-            if state.connections.count >= limit {
-                guard let oldest = state.connections.filter({ !$0.value.busy }).min(by: { $0.value.idleSince < $1.value.idleSince }) else {
-                    return (false, nil)
+        let now = NIODeadline.now()
+        let (admitted, evicted) = state.withLock { connections -> (Bool, Connection?) in
+            var evicted: Connection?
+            if connections.count >= limit {
+                let stalledBefore = now - stallGrace
+                var oldest: (key: ObjectIdentifier, since: NIODeadline)?
+                for (key, connection) in connections where connection.lastProgress < oldest?.since ?? .distantFuture {
+                    switch connection.activity {
+                    case .idle: oldest = (key, connection.lastProgress)
+                    case .sending where connection.lastProgress <= stalledBefore: oldest = (key, connection.lastProgress)
+                    case .working, .sending: continue
+                    }
                 }
-                state.connections[oldest.key] = nil
-                evicted = oldest.value.channel
+                guard let oldest else { return (false, nil) }
+                evicted = connections[oldest.key]
+                connections[oldest.key] = nil
             }
-            state.counter += 1
-            state.connections[ObjectIdentifier(channel)] = Connection(channel: channel, idleSince: state.counter)
+            connections[ObjectIdentifier(channel)] = Connection(channel: channel, activity: .idle, lastProgress: now)
             return (true, evicted)
         }
-        evicted?.close(promise: nil)
+        // A stuck client is reset: a plain close would queue the FIN behind bytes it never takes.
+        if let evicted { evicted.activity == .sending ? evicted.channel.abort() : evicted.channel.close(promise: nil) }
         return admitted
     }
 
-    /// A request started (true) or its answer was sent (false).
-    func setBusy(_ channel: any Channel, _ busy: Bool) {
-        state.withLock { state in
-            guard state.connections[ObjectIdentifier(channel)] != nil else { return }
-            state.counter += 1
-            state.connections[ObjectIdentifier(channel)]!.busy = busy
-            if !busy { state.connections[ObjectIdentifier(channel)]!.idleSince = state.counter }
+    /// A request's head arrived (`.working`), its answer started (`.sending`) or was sent (`.idle`).
+    func set(_ channel: any Channel, _ activity: Activity) {
+        let now = NIODeadline.now()
+        state.withLock { connections in
+            guard connections[ObjectIdentifier(channel)] != nil else { return }
+            connections[ObjectIdentifier(channel)]!.activity = activity
+            if activity != .working { connections[ObjectIdentifier(channel)]!.lastProgress = now }
+        }
+    }
+
+    /// The client accepted bytes of the answer being sent.
+    func progressed(_ channel: any Channel) {
+        let now = NIODeadline.now()
+        state.withLock { connections in
+            guard connections[ObjectIdentifier(channel)] != nil else { return }
+            connections[ObjectIdentifier(channel)]!.lastProgress = now
         }
     }
 
     func remove(_ channel: any Channel) {
-        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = state.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 }

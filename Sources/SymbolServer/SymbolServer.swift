@@ -14,14 +14,29 @@ import Glibc
 /// read-only, answering debuginfod's `/buildid/ID/{debuginfo,executable}` and symbolicator's
 /// `native` and `unified` layouts (`SymbolRoute`) from the catalogue (`Catalogue.symbolFile`).
 /// Bounded: connections (`ConnectionTable`), request heads (NIO's decoder limits), time to send a
-/// request's head. SwiftNIO underneath (Docs/dependencies.md says why).
+/// request's head, one answer in flight per connection, the time and rate a client takes an
+/// answer at (`SendProgress`). SwiftNIO underneath (Docs/dependencies.md says why).
 public final class SymbolServer: Sendable {
     public struct Settings: Sendable {
-        /// Connections held at once; at the bound the longest idle one makes room.
+        /// Connections held at once; at the bound the longest idle or stuck one makes room.
         public var maxConnections = 4_096
         /// Time to send a request's head, from the connection or the previous answer: slow
         /// headers and idle keep-alive connections are closed after it.
         public var headerTimeout = Duration.seconds(10)
+        /// A client that accepts no bytes of an answer for this long is let go; also the window
+        /// over which `minimumSendRate` is judged.
+        public var writeTimeout = Duration.seconds(10)
+        /// Bytes a second a client must accept, on average over each `writeTimeout`, while an
+        /// answer is sent: below it a connection (and its descriptor) is let go. 4 KiB/s sends
+        /// 100 MB in under 7 hours.
+        public var minimumSendRate = 4_096
+        /// A connection sending an answer its client has accepted nothing of for this long may
+        /// make room for a new one at the bound, as an idle one does.
+        public var stallGrace = Duration.seconds(1)
+        /// How often an answer being sent is looked at (its client's progress, its file).
+        public var watchInterval = Duration.milliseconds(250)
+        /// What a 503 (out of descriptors, the catalogue unreadable) tells the client to wait.
+        public var retryAfterSeconds = 5
         /// A request target longer than this is 414; no valid one is near it.
         public var maxTargetLength = 1_024
         /// Bounds on a request head, for NIO's decoder: bytes per header line (the request line
@@ -35,13 +50,20 @@ public final class SymbolServer: Sendable {
 
         public init() {}
 
-        /// The defaults, but for `BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS`, which lets the tests see a
-        /// slow client cut off in a second rather than ten.
+        /// The defaults, but for the `BUNDLEFS_SYMBOLS_*` variables, which let the tests see a
+        /// slow client cut off in a second rather than ten, and the bound reached with a few
+        /// connections: `HEADER_TIMEOUT_MS`, `WRITE_TIMEOUT_MS`, `MIN_SEND_RATE` (bytes a second),
+        /// `STALL_GRACE_MS`, `MAX_CONNECTIONS`.
         public static func fromEnvironment(_ environment: [String: String]) -> Settings {
             var settings = Settings()
-            if let text = environment["BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS"], let milliseconds = Int(text), milliseconds > 0 {
-                settings.headerTimeout = .milliseconds(milliseconds)
+            func number(_ name: String) -> Int? {
+                environment["BUNDLEFS_SYMBOLS_" + name].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
             }
+            if let milliseconds = number("HEADER_TIMEOUT_MS") { settings.headerTimeout = .milliseconds(milliseconds) }
+            if let milliseconds = number("WRITE_TIMEOUT_MS") { settings.writeTimeout = .milliseconds(milliseconds) }
+            if let rate = number("MIN_SEND_RATE") { settings.minimumSendRate = rate }
+            if let milliseconds = number("STALL_GRACE_MS") { settings.stallGrace = .milliseconds(milliseconds) }
+            if let count = number("MAX_CONNECTIONS") { settings.maxConnections = count }
             return settings
         }
     }
@@ -53,6 +75,8 @@ public final class SymbolServer: Sendable {
         let pool: NIOThreadPool
         let connections: ConnectionTable
         let logger: Logger
+        /// Warnings a flood would repeat: one line a minute of each kind.
+        let log: RateLimitedLog
     }
 
     private let group: MultiThreadedEventLoopGroup
@@ -69,11 +93,16 @@ public final class SymbolServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.loopThreads)
         let pool = NIOThreadPool(numberOfThreads: settings.lookupThreads)
         pool.start()
+        let log = RateLimitedLog(logger: logger)
         let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots()) }, pool: pool,
-                            connections: ConnectionTable(limit: settings.maxConnections), logger: logger)
+                            connections: ConnectionTable(limit: settings.maxConnections, stallGrace: settings.stallGrace.timeAmount), logger: logger,
+                            log: log)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptErrorLog(log: log)) }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 4)
             .childChannelInitializer { channel in
@@ -82,8 +111,10 @@ public final class SymbolServer: Sendable {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    // Without NIO's error handler: its 400 leaves the connection open; ours closes it.
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withEncoderConfiguration: HTTPResponseEncoder.Configuration(), withDecoderLimitConfiguration: settings.decoderLimits)
+                        withErrorHandling: false, withEncoderConfiguration: HTTPResponseEncoder.Configuration(),
+                        withDecoderLimitConfiguration: settings.decoderLimits)
                     try channel.pipeline.syncOperations.addHandler(SymbolHTTPHandler(shared: shared))
                 }
             }
@@ -119,6 +150,10 @@ public final class SymbolServer: Sendable {
 }
 
 extension SymbolServer.Settings {
+    /// `watchInterval`, but often enough that a short write timeout is not overshot by more than
+    /// a quarter.
+    var watchEvery: Duration { min(watchInterval, writeTimeout / 4) }
+
     var decoderLimits: NIOHTTPDecoderLimitConfiguration {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderFieldSize = maxHeaderLine

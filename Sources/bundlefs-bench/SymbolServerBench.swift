@@ -13,7 +13,9 @@ enum SymbolServerBench {
     static let lookups = 4_000
     static let clients = 4
 
-    static func run(binary: String, output: String, runs: Int, report: inout Report) throws {
+    /// The served tree (a 100 MB DWARF file in a dSYM, a small executable, one UUID) and its
+    /// catalogue, made once per output directory; also the hostile-load benchmark's.
+    static func prepare(binary: String, output: String) -> (root: String, key: String, dwarfPath: String, catalogue: String) {
         let root = Paths.join(output, "symbols-tree")
         let uuid = MachOImage.uuid(seed: 2_800)
         let key = uuid.map { String(format: "%02x", $0) }.joined()
@@ -32,6 +34,11 @@ enum SymbolServerBench {
         let catalogue = Paths.join(output, "symbols.sqlite")
         CatalogueFiles.remove(catalogue)
         _ = Timing.run(binary, ["index", root], environment: ["BUNDLEFS_CATALOGUE": catalogue])
+        return (root, key, dwarfPath, catalogue)
+    }
+
+    static func run(binary: String, output: String, runs: Int, report: inout Report) throws {
+        let (root, key, dwarfPath, catalogue) = prepare(binary: binary, output: output)
 
         let server = try SymbolServerProcess(catalogue: catalogue, logFile: Paths.join(output, "serve-symbols.log"), binary: binary, logLevel: "info")
         let python = try StaticFileServer(root: root, logFile: Paths.join(output, "http.server.log"))

@@ -30,13 +30,14 @@ struct Settings {
     var publish = true
     var openWith = true
     var symbols = true
+    var hostile = true
     var backup = true
     var installers = true
     var commandLine = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-backup] [--skip-installers] [--skip-cli]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-cli]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -54,6 +55,7 @@ struct Settings {
             case "--skip-publish": publish = false
             case "--skip-open-with": openWith = false
             case "--skip-symbols": symbols = false
+            case "--skip-hostile": hostile = false
             case "--skip-backup": backup = false
             case "--skip-installers": installers = false
             case "--skip-cli": commandLine = false
@@ -232,6 +234,11 @@ if settings.openWith {
 if settings.symbols {
     progress("symbol server figures: a 100 MB DWARF file through serve-symbols and python3 -m http.server, then small lookups ...")
     try SymbolServerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.hostile {
+    progress("hostile-load figures: an honest client of serve-symbols while 700 others pipeline, never read, never send a body ...")
+    try HostileLoadBench.run(binary: settings.binary, output: settings.output, report: &report)
 }
 
 if settings.backup {

@@ -61,6 +61,52 @@ final class RawConnection {
         return result
     }
 
+    /// Sends what the kernel takes of `bytes` without waiting (a peer that stopped reading
+    /// leaves the rest); the count sent.
+    func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            sent += n
+        }
+        return sent
+    }
+
+    /// Whether the peer has closed or reset the connection, even with bytes still unread here.
+    var isHungUp: Bool {
+        var pollfd = Glibc.pollfd(fd: fd, events: Int16(pollReadHangUp), revents: 0)
+        guard Glibc.poll(&pollfd, 1, 0) > 0 else { return false }
+        return pollfd.revents & Int16(pollReadHangUp | POLLHUP | POLLERR) != 0
+    }
+
+    /// Bytes received and not yet read.
+    var availableBytes: Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
+    /// Reads what has arrived, up to `limit` bytes, waiting at most `timeout` seconds for the
+    /// first; nil once the peer has closed (or reset) and everything is read.
+    func read(upTo limit: Int, timeout: Double) -> [UInt8]? {
+        var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard Glibc.poll(&pollfd, 1, Int32(timeout * 1_000)) > 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return nil }
+        return Array(buffer[..<n])
+    }
+
+    /// Reads and drops everything until the peer closes; false if it has not after `timeout` seconds.
+    func drainUntilClosed(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if read(upTo: 1 << 20, timeout: max(0.001, deadline.timeIntervalSinceNow)) == nil { return true }
+        }
+        return false
+    }
+
     /// Raises this process's descriptor limit to `count` (within the hard limit).
     static func allowDescriptors(_ count: Int) {
         var limit = rlimit()
@@ -70,3 +116,6 @@ final class RawConnection {
         setrlimit(resource, &limit)
     }
 }
+
+/// Linux's POLLRDHUP (the peer closed its side), which Glibc's module leaves out without _GNU_SOURCE.
+let pollReadHangUp: Int32 = 0x2000

@@ -50,8 +50,31 @@ import Testing
         #expect(ByteRange(header: "bytes=-0", size: 100) == .unsatisfiable)
         #expect(ByteRange(header: "bytes=0-", size: 0) == .unsatisfiable)
         // What may be ignored is answered whole: several ranges, other units, nonsense.
-        for header in ["bytes=0-1,5-6", "items=0-1", "bytes=9-1", "bytes=x-", "bytes=99999999999999999999-"] {
+        for header in ["bytes=0-1,5-6", "items=0-1", "bytes=9-1", "bytes=x-", "bytes=1-2-3", "bytes=+1-2", "bytes=0x1-", "bytes=-", "bytes=1 -2", "bytes"] {
             #expect(ByteRange(header: header, size: 100) == .whole, "\(header)")
+        }
+    }
+
+    /// RFC 9110 puts no bound on a position's digits: one past Int64 is still past the end.
+    @Test func rangesBeyondInt64() {
+        #expect(ByteRange(header: "bytes=0-99999999999999999999", size: 100) == .part(0...99))
+        #expect(ByteRange(header: "bytes=10-9223372036854775808", size: 100) == .part(10...99))
+        #expect(ByteRange(header: "bytes=-99999999999999999999", size: 100) == .part(0...99))
+        #expect(ByteRange(header: "bytes=99999999999999999999-", size: 100) == .unsatisfiable)
+        #expect(ByteRange(header: "bytes=99999999999999999999-99999999999999999999", size: 100) == .unsatisfiable)
+        #expect(ByteRange(header: "bytes=0-\(String(repeating: "9", count: 10_000))", size: 1 << 40) == .part(0...((1 << 40) - 1)))
+    }
+
+    /// Random headers (mutations of valid ones): never a trap, and a part always lies inside the file.
+    @Test func randomRangesStayInsideTheFile() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("bytes=0123456789-, \t9".utf8)
+        for _ in 0..<20_000 {
+            let size = Int64.random(in: 0...1_000, using: &generator)
+            let header = String(decoding: (0..<Int.random(in: 0...30, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+            if case let .part(part) = ByteRange(header: header, size: size) {
+                #expect(part.lowerBound >= 0 && part.upperBound < size, "\(header) of \(size): \(part)")
+            }
         }
     }
 

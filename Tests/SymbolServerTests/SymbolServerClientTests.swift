@@ -34,6 +34,66 @@ import TestSupport
         #expect(server.log.contains("GET /buildid/\(fixture.compiledBuildID)/executable 200"))
     }
 
+    /// elfutils' client stamps its cached copy with `Last-Modified`; without it the copy is dated
+    /// 1969 and the cache cleaner (`cache_clean_interval_s` 0, `max_unused_age_s` an hour)
+    /// deletes it on the next query. With it, the copy stays.
+    @Test func debuginfodFindsCacheKeepsWhatItFetched() throws {
+        let fixture = try SymbolStoreFixture(compile: false)
+        let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
+        let find = try #require(Toolchain.tool("debuginfod-find"), "debuginfod-find (Debian's debuginfod package) is not installed")
+        let cache = fixture.temporary.appending("cache")
+        let environment = ["DEBUGINFOD_URLS": server.url, "DEBUGINFOD_CACHE_PATH": cache, "DEBUGINFOD_TIMEOUT": "10"]
+        let fetched = try Subprocess.run(find, ["executable", fixture.machOKey], environment: environment)
+        try #require(fetched.status == 0, "\(fetched)")
+        let path = fetched.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let stamp = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        let original = try #require(try FileManager.default.attributesOfItem(atPath: fixture.tree.path("Build/Tool.app/Contents/MacOS/Tool"))[.modificationDate] as? Date)
+        #expect(abs(stamp.timeIntervalSince(original)) < 1, "cached copy stamped \(stamp), the file's time is \(original)")
+        try "0\n".write(toFile: cache + "/cache_clean_interval_s", atomically: true, encoding: .utf8)
+        try "3600\n".write(toFile: cache + "/max_unused_age_s", atomically: true, encoding: .utf8)
+        // Any query cleans first; this one asks for something the server does not have.
+        _ = try Subprocess.run(find, ["debuginfo", String(repeating: "ab", count: 20)], environment: environment)
+        #expect(FileManager.default.fileExists(atPath: path), "the cache cleaner deleted \(path)")
+    }
+
+    /// The headers elfutils' debuginfod sends, and its 406 for a file over the client's
+    /// `X-DEBUGINFOD-MAXSIZE`, which `debuginfod-find` sends from DEBUGINFOD_MAXSIZE.
+    @Test func debuginfodHeadersAndMaximumSize() throws {
+        let fixture = try SymbolStoreFixture(compile: false)
+        let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
+        let url = server.url + "/buildid/\(fixture.machOKey)/debuginfo"
+        let size = try fixture.bytes("Build/Tool.app.dSYM/Contents/Resources/DWARF/Tool").count
+        let modified = try #require(try FileManager.default.attributesOfItem(atPath: fixture.dwarfPath)[.modificationDate] as? Date)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        for arguments in [[String](), ["-I"]] {
+            let answer = try curl(url, arguments)
+            #expect(answer.status == 200)
+            #expect(answer.headers.contains("Last-Modified: \(format.string(from: modified))\r"), "\(answer.headers)")
+            #expect(answer.headers.contains("Cache-Control: public\r"))
+            #expect(answer.headers.contains("X-Debuginfod-File: \(fixture.dwarfPath)\r"), "\(answer.headers)")
+            #expect(answer.headers.contains("X-Debuginfod-Size: \(size)\r"))
+            let date = try #require(answer.headers.split(separator: "\r\n").first { $0.hasPrefix("Date: ") })
+            let when = try #require(format.date(from: String(date.dropFirst("Date: ".count))), "\(date)")
+            #expect(abs(when.timeIntervalSinceNow) < 60)
+        }
+        for arguments in [[String](), ["-I"]] {
+            #expect(try curl(url, arguments + ["-H", "X-DEBUGINFOD-MAXSIZE: \(size - 1)"]).status == 406)
+            #expect(try curl(url, arguments + ["-H", "X-DEBUGINFOD-MAXSIZE: \(size)"]).status == 200)
+        }
+        // Not a number, or 0: no limit, as elfutils reads it.
+        #expect(try curl(url, ["-H", "X-DEBUGINFOD-MAXSIZE: 0"]).status == 200)
+        #expect(try curl(url, ["-H", "X-DEBUGINFOD-MAXSIZE: ten"]).status == 200)
+        let find = try #require(Toolchain.tool("debuginfod-find"), "debuginfod-find (Debian's debuginfod package) is not installed")
+        let environment = ["DEBUGINFOD_URLS": server.url, "DEBUGINFOD_CACHE_PATH": fixture.temporary.appending("cache"), "DEBUGINFOD_TIMEOUT": "10"]
+        let refused = try Subprocess.run(find, ["debuginfo", fixture.machOKey], environment: environment.merging(["DEBUGINFOD_MAXSIZE": "10"]) { $1 })
+        #expect(refused.status != 0, "\(refused)")
+        #expect(server.log.contains("/buildid/\(fixture.machOKey)/debuginfo 406"))
+        #expect(try Subprocess.run(find, ["debuginfo", fixture.machOKey], environment: environment).status == 0)
+    }
+
     @Test func gdbFindsAGNUstepExecutablesSymbolsThroughDebuginfod() throws {
         let fixture = try SymbolStoreFixture()
         let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
@@ -72,6 +132,9 @@ import TestSupport
         #expect(tail.status == 206 && tail.body == Array(executable.suffix(16)))
         let past = try curl(url, ["-r", "\(executable.count)-"])
         #expect(past.status == 416 && past.headers.contains("Content-Range: bytes */\(executable.count)"))
+        // A last byte past any Int64 is "to the end" (RFC 9110), not a reason to ignore the range.
+        let huge = try curl(url, ["-H", "Range: bytes=0-99999999999999999999"])
+        #expect(huge.status == 206 && huge.body == executable && huge.headers.contains("Content-Range: bytes 0-\(executable.count - 1)/\(executable.count)"))
         // HEAD: the length, no body.
         let head = try curl(url, ["-I"])
         #expect(head.status == 200 && head.headers.contains("Content-Length: \(executable.count)\r") && head.body.isEmpty == false)

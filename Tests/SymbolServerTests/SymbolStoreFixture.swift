@@ -20,11 +20,17 @@ final class SymbolStoreFixture: @unchecked Sendable {
     var machOKey: String { machOUUID.map { String(format: "%02x", $0) }.joined() }
     var writtenKey: String { writtenBuildID.map { String(format: "%02x", $0) }.joined() }
 
-    init(compile: Bool = true) throws {
+    /// - Parameter dwarfSize: the dSYM's DWARF file padded to this many bytes (a file large enough
+    ///   to fill the kernel's buffers many times over), else as written.
+    init(compile: Bool = true, dwarfSize: Int = 0) throws {
         var dwarf = MachOImage.arm64(uuid: machOUUID)
         dwarf.fileType = 10
+        var dwarfBytes = dwarf.bytes()
+        if dwarfSize > dwarfBytes.count {
+            dwarfBytes += [UInt8](repeating: 0x5A, count: dwarfSize - dwarfBytes.count)
+        }
         tree.machOApp("Build/Tool.app", identifier: "org.example.tool", executable: MachOImage.universal([.x86_64(uuid: MachOImage.uuid(seed: 63)), .arm64(uuid: machOUUID)]))
-        tree.dSYM("Build/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarf.bytes())
+        tree.dSYM("Build/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarfBytes)
         tree.gnustepApp("GNUstep/Md5.app", info: ["NSExecutable": .string("Md5"), "CFBundleIdentifier": .string("org.example.md5")])
         tree.file("GNUstep/Md5.app/Md5", ELFImage(buildID: writtenBuildID).bytes(), mode: 0o755)
         if compile { try compileSquare() }
@@ -47,6 +53,9 @@ final class SymbolStoreFixture: @unchecked Sendable {
         tree.dSYM("GNUstep/Square.app.dSYM", dwarfName: "Square", dwarf: Array(try Data(contentsOf: URL(fileURLWithPath: built + ".debug"))))
         strippedCopy = built
     }
+
+    /// The dSYM's DWARF file, as `debuginfo` serves it for `machOKey`.
+    var dwarfPath: String { tree.path("Build/Tool.app.dSYM/Contents/Resources/DWARF/Tool") }
 
     func bytes(_ relative: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: tree.path(relative)))) }
 }
