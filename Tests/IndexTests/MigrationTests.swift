@@ -258,3 +258,48 @@ import TestSupport
         #expect(try CatalogueDump(migrated) == fixture.freshDump())
     }
 }
+
+/// v17 records the file each slice was read from (issue 37: only that file is served). Slices
+/// catalogued before have none and are not served; the migration makes their bundles look
+/// changed, so the next index reads them again, though nothing in them changed, and serves them.
+@Suite struct BinaryFileMigrationTests {
+    @Test func slicesCataloguedByV16AreServedOnceReadAgain() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 81)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        var dwarf = MachOImage.arm64(uuid: uuid)
+        dwarf.fileType = 10
+        fixture.tree.dSYM("Apps/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarf.bytes())
+        fixture.tree.macApp("Apps/Plain.app", identifier: "org.example.plain")
+        try fixture.index()
+        // As v16 left it: no columns.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: """
+                DELETE FROM grdb_migrations WHERE identifier = 'v17';
+                ALTER TABLE binaries DROP COLUMN disk_path;
+                ALTER TABLE binaries DROP COLUMN device;
+                ALTER TABLE binaries DROP COLUMN inode;
+                ALTER TABLE binaries DROP COLUMN size;
+                ALTER TABLE binaries DROP COLUMN modification_time;
+                """)
+        }
+        let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        let before = try migrated.symbolMatches(uuidKey: key)
+        #expect(before.count == 2)
+        for match in before {
+            guard case let .failure(refusal) = Catalogue.openRecorded(match, roots: roots) else {
+                Issue.record("\(match.file) is served before it was read again")
+                continue
+            }
+            #expect(refusal.kind == .notRecorded)
+        }
+        _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(fixture.tree.root))
+        for match in try migrated.symbolMatches(uuidKey: key) {
+            let file = try Catalogue.openRecorded(match, roots: roots).get()
+            #expect(file.status.identity == (try FileStatus.of(match.file)).identity)
+        }
+        #expect(try CatalogueDump(migrated) == fixture.freshDump())
+    }
+}
