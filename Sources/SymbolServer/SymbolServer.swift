@@ -69,7 +69,7 @@ public final class SymbolServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.loopThreads)
         let pool = NIOThreadPool(numberOfThreads: settings.lookupThreads)
         pool.start()
-        let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots()) }, pool: pool,
+        let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots(), refused: { Self.log($0, logger) }) }, pool: pool,
                             connections: ConnectionTable(limit: settings.maxConnections), logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
@@ -97,6 +97,15 @@ public final class SymbolServer: Sendable {
         self.group = group
         self.pool = pool
         address = ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port)
+    }
+
+    /// A catalogued file not served (a 404): one line, a warning when the file changed since it
+    /// was indexed.
+    static func log(_ refusal: SymbolFileRefusal, _ logger: Logger) {
+        switch refusal.kind {
+        case .changed: logger.warning("\(refusal)")
+        case .notRecorded: logger.debug("\(refusal)")
+        }
     }
 
     /// Each connection is a descriptor: the soft limit (1,024 by default) is raised towards the
