@@ -70,7 +70,7 @@ public final class Descriptor: Sendable {
         }
         guard length > 0, length < buffer.count, buffer[0] == UInt8(ascii: "/") else { return nil }
         let path = FilePath(bytes: buffer[0..<length])
-        // A deleted file's link names it with this suffix; an existing one never needs trusting it.
+        // A file deleted since it was opened is named with this suffix: no path leads to it any more.
         if path.string.hasSuffix(" (deleted)"), (try? status())?.linkCount == 0 { return nil }
         return path
     }

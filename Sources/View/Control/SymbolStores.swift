@@ -19,25 +19,20 @@ struct SymbolPath: Hashable, Sendable {
 struct SymbolStoreFile: Hashable, Sendable {
     var key: String
     var role: SymbolLayout.Role
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modificationTime: Int64
+    /// The file found at the lookup (`Catalogue.openRecorded`: the one the catalogue recorded).
+    var found: BinarySlice.DiskFile
 
-    init(key: String, role: SymbolLayout.Role, status: FileStatus) {
+    init(key: String, role: SymbolLayout.Role, path: FilePath, status: FileStatus) {
         self.key = key
         self.role = role
-        device = status.device
-        inode = status.inode
-        size = status.size
-        modificationTime = status.modificationTime
+        found = BinarySlice.DiskFile(path: path, status: status)
     }
 
+    var device: UInt64 { found.device }
+    var inode: UInt64 { found.inode }
+
     /// Whether `status` is of the file looked up, unchanged.
-    func isUnchanged(_ status: FileStatus) -> Bool {
-        status.type == .regular && status.device == device && status.inode == inode && status.size == size
-            && status.modificationTime == modificationTime
-    }
+    func isUnchanged(_ status: FileStatus) -> Bool { found.isUnchanged(status) }
 }
 
 /// `.bundlefs/symbols/native` and `.bundlefs/symbols/unified` (SPEC.md, "Symbol stores for the
@@ -112,7 +107,7 @@ final class SymbolStores: Sendable {
                 if full.count > depth + 1 {
                     children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
                 } else if let file = UUIDViews.storeFile(role, in: keyMatches, within: source.path, refused: refused) {
-                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, status: file.status))
+                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, path: file.path, status: file.status))
                 }
             }
         }
@@ -132,7 +127,7 @@ final class SymbolStores: Sendable {
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
                   let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path, refused: refused)
             else { return nil }
-            let identity = SymbolStoreFile(key: entry.key, role: entry.role, status: file.status)
+            let identity = SymbolStoreFile(key: entry.key, role: entry.role, path: file.path, status: file.status)
             return .file(identity, path: file.path, status: file.status, match: file.match)
         }
         let child = SymbolPath(layout: layout, components: full)
