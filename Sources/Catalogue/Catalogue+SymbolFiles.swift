@@ -71,6 +71,8 @@ extension Catalogue {
             return refusal(.notRecorded, "no file on disk is recorded for it (an archive's member, a file reached through a link out of its bundle, or not read again since this version of bundlefs)")
         }
         let path = match.bundle.appending(disk.path)
+        // The file read, named when links led there from the catalogued path.
+        let read = path == match.file ? "" : " (read as \(path))"
         guard let root = roots.first(where: { path.isWithin($0) }), let relative = path.relative(to: root), !relative.isEmpty else {
             return refusal(.notRecorded, "\(path) is outside the roots served")
         }
@@ -80,26 +82,26 @@ extension Catalogue {
             file = try directory.openBeneathWithoutLinks(relative, flags: Descriptor.readOnly | O_NOFOLLOW | O_NONBLOCK)
         } catch let error as SystemError {
             switch error.errno {
-            case ELOOP: return refusal(.changed, "a symlink is on the path \(path)")
-            case ENOENT, ENOTDIR: return refusal(.changed, "\(path) is gone")
-            case EXDEV: return refusal(.changed, "\(path) leads out of \(root)")
-            default: return refusal(.changed, "\(path) cannot be opened: \(error)")
+            case ELOOP: return refusal(.changed, "a symlink is on its path\(read)")
+            case ENOENT, ENOTDIR: return refusal(.changed, "it is gone\(read)")
+            case EXDEV: return refusal(.changed, "its path\(read) leads out of \(root)")
+            default: return refusal(.changed, "it cannot be opened\(read): \(error)")
             }
         } catch {
-            return refusal(.changed, "\(path) cannot be opened: \(error)")
+            return refusal(.changed, "it cannot be opened\(read): \(error)")
         }
-        guard let status = try? file.status() else { return refusal(.changed, "\(path) cannot be examined") }
-        guard disk.isUnchanged(status) else { return refusal(.changed, Self.difference(disk, status, path: path)) }
+        guard let status = try? file.status() else { return refusal(.changed, "it cannot be examined\(read)") }
+        guard disk.isUnchanged(status) else { return refusal(.changed, Self.difference(disk, status) + read) }
         return .success(SymbolFile(match: match, path: path, descriptor: file, status: status))
     }
 
     /// What differs between the file indexed and the one found, for the log.
-    static func difference(_ disk: BinarySlice.DiskFile, _ status: FileStatus, path: FilePath) -> String {
-        if status.type != .regular { return "\(path) is now a \(status.type)" }
+    static func difference(_ disk: BinarySlice.DiskFile, _ status: FileStatus) -> String {
+        if status.type != .regular { return "it is now a \(status.type)" }
         if status.device != disk.device || status.inode != disk.inode {
-            return "\(path) is another file: inode \(status.inode) on device \(status.device), indexed \(disk.inode) on \(disk.device)"
+            return "another file is there: inode \(status.inode) on device \(status.device), indexed \(disk.inode) on \(disk.device)"
         }
-        if status.size != disk.size { return "\(path) is \(status.size) bytes, indexed at \(disk.size)" }
-        return "\(path) was modified at \(status.modificationTime) ns, indexed at \(disk.modificationTime) ns"
+        if status.size != disk.size { return "it is \(status.size) bytes, indexed at \(disk.size)" }
+        return "it was modified at \(status.modificationTime) ns, indexed at \(disk.modificationTime) ns"
     }
 }
