@@ -106,7 +106,10 @@ import Glibc
         again.bodySize = 128
         fixture.tree.file("Build/Tool.app/Contents/MacOS/Tool", again.bytes(), mode: 0o755)
         try poll(timeout: 30, "the rewritten executable to be served:\n\(server.log)") { try curl(url).body == again.bytes() }
+        // A bundle renamed keeps its slices' rows, and the file recorded is still the one there.
+        fixture.tree.rename("Build/Tool.app", "Build/Renamed.app")
         try waitForConvergence(catalogue: fixture.catalogue, root: fixture.tree.root)
+        #expect(try curl(url).body == again.bytes())
     }
 
     /// A framework's executable is reached through its `Versions/Current` link and the top-level
