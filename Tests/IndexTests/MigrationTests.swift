@@ -303,3 +303,28 @@ import TestSupport
         #expect(try CatalogueDump(migrated) == fixture.freshDump())
     }
 }
+
+/// A file system numbered otherwise since it was indexed (a reboot renumbering an LVM volume or a
+/// btrfs subvolume) would leave every catalogued binary "another file" to the symbol stores, and
+/// nothing read again: the next index notices the root's new device and reads everything again.
+@Suite struct DeviceChangeTests {
+    @Test func aRootOnAnotherDeviceIsReadAgainAndServed() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 82)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        try fixture.index()
+        // As a catalogue written before the file system was numbered otherwise.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: "UPDATE directories SET device = device + 1; UPDATE binaries SET device = device + 1")
+        }
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        let before = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+        guard case let .failure(refusal) = Catalogue.openRecorded(before, roots: roots) else { throw WatcherFailure("served with another device") }
+        #expect(refusal.kind == .changed)
+        try fixture.index()
+        let after = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+        #expect(throws: Never.self) { try Catalogue.openRecorded(after, roots: roots).get() }
+        #expect(try fixture.dump() == fixture.freshDump())
+    }
+}
