@@ -24,6 +24,8 @@ public struct SymbolFileRefusal: Error, CustomStringConvertible {
         /// The file is not the one indexed any more: a link on its path, another inode, another
         /// size or time, or gone. Served again once the watcher or an index has read it again.
         case changed
+        /// It cannot be opened for another reason (permissions): nothing says it changed.
+        case unreadable
     }
 
     public let kind: Kind
@@ -35,6 +37,7 @@ public struct SymbolFileRefusal: Error, CustomStringConvertible {
         switch kind {
         case .notRecorded: "\(file): not served: \(reason)"
         case .changed: "\(file): not served: changed since it was indexed (\(reason)); served again once it is read again"
+        case .unreadable: "\(file): not served: \(reason)"
         }
     }
 }
@@ -44,12 +47,13 @@ public struct SymbolFileRefusal: Error, CustomStringConvertible {
 extension Catalogue {
     /// The first candidate for `entry` whose recorded file opens unchanged inside one of `roots`
     /// (absolute and canonical, as the indexer keeps them); nil when none does. Each candidate
-    /// refused is told to `refused`.
+    /// refused is told to `refused`. Throws what says nothing of the file (the catalogue cannot
+    /// be read, no descriptor or memory is left): an answer then is not a 404.
     public func symbolFile(_ entry: SymbolLayout.Entry, roots: [FilePath],
                            refused: (SymbolFileRefusal) -> Void = { _ in }) throws -> SymbolFile? {
         let matches = try symbolMatches(uuidKey: entry.key)
         for match in DebugSymbols.candidates(for: entry.role, in: matches) {
-            switch Self.openRecorded(match, roots: roots) {
+            switch try Self.openRecorded(match, roots: roots) {
             case let .success(file): return file
             case let .failure(refusal): refused(refusal)
             }
@@ -62,8 +66,9 @@ extension Catalogue {
     /// its root with no symlink followed on the way (openat2 with RESOLVE_BENEATH and
     /// RESOLVE_NO_SYMLINKS), and then only if fstat finds the device, inode, size and
     /// modification time recorded. A file swapped for a link, a bundle directory swapped for a
-    /// link, a hard link or a copy put in its place, or a rewrite, is refused.
-    public static func openRecorded(_ match: DebugSymbols.Match, roots: [FilePath]) -> Result<SymbolFile, SymbolFileRefusal> {
+    /// link, a hard link or a copy put in its place, or a rewrite, is refused. Throws when the
+    /// process is out of descriptors or memory: that judges nothing.
+    public static func openRecorded(_ match: DebugSymbols.Match, roots: [FilePath]) throws -> Result<SymbolFile, SymbolFileRefusal> {
         func refusal(_ kind: SymbolFileRefusal.Kind, _ reason: String) -> Result<SymbolFile, SymbolFileRefusal> {
             .failure(SymbolFileRefusal(kind: kind, file: match.file, reason: reason))
         }
@@ -85,10 +90,9 @@ extension Catalogue {
             case ELOOP: return refusal(.changed, "a symlink is on its path\(read)")
             case ENOENT, ENOTDIR: return refusal(.changed, "it is gone\(read)")
             case EXDEV: return refusal(.changed, "its path\(read) leads out of \(root)")
-            default: return refusal(.changed, "it cannot be opened\(read): \(error)")
+            case EMFILE, ENFILE, ENOMEM: throw error
+            default: return refusal(.unreadable, "it cannot be opened\(read): \(error)")
             }
-        } catch {
-            return refusal(.changed, "it cannot be opened\(read): \(error)")
         }
         guard let status = try? file.status() else { return refusal(.changed, "it cannot be examined\(read)") }
         guard disk.isUnchanged(status) else { return refusal(.changed, Self.difference(disk, status) + read) }

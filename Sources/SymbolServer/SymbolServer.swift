@@ -103,7 +103,7 @@ public final class SymbolServer: Sendable {
     /// was indexed.
     static func log(_ refusal: SymbolFileRefusal, _ logger: Logger) {
         switch refusal.kind {
-        case .changed: logger.warning("\(refusal)")
+        case .changed, .unreadable: logger.warning("\(refusal)")
         case .notRecorded: logger.debug("\(refusal)")
         }
     }

@@ -289,7 +289,7 @@ import TestSupport
         let before = try migrated.symbolMatches(uuidKey: key)
         #expect(before.count == 2)
         for match in before {
-            guard case let .failure(refusal) = Catalogue.openRecorded(match, roots: roots) else {
+            guard case let .failure(refusal) = try Catalogue.openRecorded(match, roots: roots) else {
                 Issue.record("\(match.file) is served before it was read again")
                 continue
             }
@@ -320,7 +320,7 @@ import TestSupport
         let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
         let roots = [FilePath(fixture.tree.root)]
         let before = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
-        guard case let .failure(refusal) = Catalogue.openRecorded(before, roots: roots) else { throw WatcherFailure("served with another device") }
+        guard case let .failure(refusal) = try Catalogue.openRecorded(before, roots: roots) else { throw WatcherFailure("served with another device") }
         #expect(refusal.kind == .changed)
         try fixture.index()
         let after = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)

@@ -123,9 +123,10 @@ final class UUIDViews: Sendable {
     private static func firstFile(_ candidates: [DebugSymbols.Match], within root: FilePath, refused: (SymbolFileRefusal) -> Void)
         -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
         for match in candidates {
-            switch Catalogue.openRecorded(match, roots: [root]) {
-            case let .success(file): return (file.path, file.status, match)
-            case let .failure(refusal): refused(refusal)
+            switch try? Catalogue.openRecorded(match, roots: [root]) {
+            case let .success(file)?: return (file.path, file.status, match)
+            case let .failure(refusal)?: refused(refusal)
+            case nil: return nil // out of descriptors or memory: the kernel asks again
             }
         }
         return nil

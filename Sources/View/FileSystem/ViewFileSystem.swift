@@ -95,7 +95,7 @@ final class ViewFileSystem: Sendable {
         views = BundleViews(source: source, packages: packages, records: records)
         // A file changed since it was indexed is a warning, as the HTTP server gives it.
         let refused: @Sendable (SymbolFileRefusal) -> Void = { refusal in
-            if case .changed = refusal.kind { logger.warning("\(refusal)") } else { logger.debug("\(refusal)") }
+            if case .notRecorded = refusal.kind { logger.debug("\(refusal)") } else { logger.warning("\(refusal)") }
         }
         uuids = UUIDViews(source: source, catalogue: catalogue, refused: refused)
         symbols = SymbolStores(source: source, catalogue: catalogue, refused: refused)
