@@ -328,3 +328,29 @@ import TestSupport
         #expect(try fixture.dump() == fixture.freshDump())
     }
 }
+
+/// A slice's file is all five columns or none: a row with some of them (written by hand, or
+/// damaged) reads back without a file, and is not served.
+@Suite struct PartialBinaryFileTests {
+    @Test func aRowWithPartOfItsFileIsNotServed() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 83)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        try fixture.index()
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        for damage in ["inode = NULL", "disk_path = ''", "modification_time = NULL, size = NULL", "device = NULL"] {
+            try fixture.index()
+            try fixture.catalogue.write { db in try db.execute(sql: "UPDATE binaries SET \(damage)") }
+            let match = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+            #expect(match.slice.onDisk == nil, "\(damage)")
+            guard case let .failure(refusal) = try Catalogue.openRecorded(match, roots: roots) else {
+                Issue.record("served with \(damage)")
+                continue
+            }
+            #expect(refusal.kind == .notRecorded, "\(damage)")
+            // Read again by the next index once the bundle changes; here, made to look changed.
+            try fixture.catalogue.write { db in try db.execute(sql: "UPDATE directories SET change_time = -1") }
+        }
+    }
+}
