@@ -35,6 +35,15 @@ int bfs_openat_beneath(int dirfd, const char *path, int flags) {
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
+int bfs_openat_beneath_no_symlinks(int dirfd, const char *path, int flags) {
+    struct open_how how = {
+        .flags = (uint64_t)flags,
+        .mode = 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
 uint16_t bfs_dirent_reclen(const void *record) { return ((const struct bfs_dirent64 *)record)->d_reclen; }
 uint8_t bfs_dirent_type(const void *record) { return ((const struct bfs_dirent64 *)record)->d_type; }
 uint64_t bfs_dirent_ino(const void *record) { return ((const struct bfs_dirent64 *)record)->d_ino; }

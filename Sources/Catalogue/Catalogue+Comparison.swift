@@ -19,7 +19,8 @@ extension Catalogue {
                 "claims": "SELECT b.path, c.extension, c.content_type FROM claims c JOIN bundles b ON b.id = c.application_id ORDER BY 1, 2, 3",
                 "binaries": """
                     SELECT b.path, x.file, x.format, x.arch, x.file_type, x.uuid_key, x.platform, x.min_os, x.sdk, x.signature,
-                           x.signing_identifier, x.team_identifier FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
+                           x.signing_identifier, x.team_identifier, x.disk_path, x.device, x.inode, x.size, x.modification_time
+                    FROM binaries x JOIN bundles b ON b.id = x.bundle_id ORDER BY 1, 2, 4
                     """,
                 "archives": "SELECT path, directory, size, inode, members, error FROM archives ORDER BY path",
                 "type_tags": "SELECT b.path, t.kind, t.value, t.type_key FROM type_tags t JOIN bundles b ON b.id = t.bundle_id ORDER BY 1, 2, 3, 4",

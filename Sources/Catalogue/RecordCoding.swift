@@ -106,6 +106,11 @@ public enum RecordCoding {
         fields["sdk"] = slice.sdk.map(PlistValue.string)
         fields["signingIdentifier"] = slice.signingIdentifier.map(PlistValue.string)
         fields["teamIdentifier"] = slice.teamIdentifier.map(PlistValue.string)
+        // The file as this host read it: the record is whole, though another host serves nothing by it.
+        fields["disk"] = slice.onDisk.map { disk in
+            .dictionary(["path": .string(disk.path.string), "device": .integer(Int64(bitPattern: disk.device)),
+                         "inode": .integer(Int64(bitPattern: disk.inode)), "size": .integer(disk.size), "time": .integer(disk.modificationTime)])
+        }
         return .dictionary(fields)
     }
 
@@ -121,6 +126,12 @@ public enum RecordCoding {
         slice.signature = fields["signature"]?.string.flatMap(BinarySlice.Signature.init(rawValue:)) ?? .none
         slice.signingIdentifier = fields["signingIdentifier"]?.string
         slice.teamIdentifier = fields["teamIdentifier"]?.string
+        func integer(_ value: PlistValue?) -> Int64? { if case let .integer(number)? = value { number } else { nil } }
+        if let disk = fields["disk"]?.dictionary, let path = disk["path"]?.string, let device = integer(disk["device"]),
+           let inode = integer(disk["inode"]), let size = integer(disk["size"]), let time = integer(disk["time"]) {
+            slice.onDisk = BinarySlice.DiskFile(path: FilePath(path), device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode),
+                                                size: size, modificationTime: time)
+        }
         return slice
     }
 }

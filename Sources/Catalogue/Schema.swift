@@ -376,6 +376,22 @@ enum Schema {
             try db.execute(sql: LaunchLists.insertTriggerSQL)
             try LaunchLists.rebuild(db)
         }
+        migrator.registerMigration("v17") { db in
+            // Issue 37: a symbol store serves only the file the indexer read, unchanged. Each
+            // slice keeps that file as read: its path with every link resolved (relative to the
+            // bundle), device, inode, size and modification time (ns). Rows written before have
+            // none and are not served; their bundles' directories look changed, so the next index
+            // or watcher start reads them again and fills them (the catalogue is derived data).
+            try db.execute(sql: """
+                ALTER TABLE binaries ADD COLUMN disk_path TEXT;
+                ALTER TABLE binaries ADD COLUMN device INTEGER;
+                ALTER TABLE binaries ADD COLUMN inode INTEGER;
+                ALTER TABLE binaries ADD COLUMN size INTEGER;
+                ALTER TABLE binaries ADD COLUMN modification_time INTEGER;
+                UPDATE directories SET change_time = -1 WHERE path IN (
+                    SELECT b.path FROM bundles b WHERE b.archive IS NULL AND EXISTS (SELECT 1 FROM binaries x WHERE x.bundle_id = b.id));
+                """)
+        }
         return migrator
     }
 

@@ -5,7 +5,7 @@ import SystemCalls
 /// relative to the bundle, so renaming a bundle leaves these rows as they are.
 package enum BinaryRow {
     package static let names = ["bundle_id", "slice", "file", "format", "arch", "file_type", "uuid_key", "platform", "min_os", "sdk",
-                        "signature", "signing_identifier", "team_identifier"]
+                        "signature", "signing_identifier", "team_identifier", "disk_path", "device", "inode", "size", "modification_time"]
 
     package static let insertSQL = "INSERT INTO binaries (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
 
@@ -27,6 +27,12 @@ package enum BinaryRow {
         statement.bind(11, slice.signature.rawValue)
         statement.bind(12, slice.signingIdentifier)
         statement.bind(13, slice.teamIdentifier)
+        let disk = slice.onDisk
+        statement.bind(14, disk?.path.string)
+        statement.bind(15, disk.map { Int64(bitPattern: $0.device) })
+        statement.bind(16, disk.map { Int64(bitPattern: $0.inode) })
+        statement.bind(17, disk?.size)
+        statement.bind(18, disk?.modificationTime)
     }
 
     /// The slice of a row of `selectList`.
@@ -40,6 +46,12 @@ package enum BinaryRow {
         slice.signature = row.text(10).flatMap(BinarySlice.Signature.init(rawValue:)) ?? .none
         slice.signingIdentifier = row.text(11)
         slice.teamIdentifier = row.text(12)
+        // All five or none (a row from before schema v17, an archive's member): not servable.
+        if let path = row.text(13), !path.isEmpty, let device = row.integer(14), let inode = row.integer(15), let size = row.integer(16),
+           let time = row.integer(17) {
+            slice.onDisk = BinarySlice.DiskFile(path: FilePath(path), device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode),
+                                                size: size, modificationTime: time)
+        }
         return slice
     }
 }

@@ -63,6 +63,7 @@ public struct Indexer: Sendable {
         let started = clock.now
         let rootPath = try Self.canonicalRoot(path)
         let root = try ScanRoot(path: rootPath, confinement: .trustedLinksOut)
+        if let status = try? FileStatus.of(rootPath, followSymlinks: true) { _ = try catalogue.forgetDirectories(under: rootPath, unlessOnDevice: status.device) }
         let known = try catalogue.knownTree(under: rootPath)
         var scanOptions = options
         scanOptions.settings.claimed = try catalogue.claimedTypes()

@@ -94,9 +94,9 @@ public final class SymbolServer: Sendable {
         let pool = NIOThreadPool(numberOfThreads: settings.lookupThreads)
         pool.start()
         let log = RateLimitedLog(logger: logger)
-        let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots()) }, pool: pool,
-                            connections: ConnectionTable(limit: settings.maxConnections, stallGrace: settings.stallGrace.timeAmount), logger: logger,
-                            log: log)
+        let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots(), refused: { Self.log($0, log, logger) }) },
+                            pool: pool, connections: ConnectionTable(limit: settings.maxConnections, stallGrace: settings.stallGrace.timeAmount),
+                            logger: logger, log: log)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -128,6 +128,16 @@ public final class SymbolServer: Sendable {
         self.group = group
         self.pool = pool
         address = ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port)
+    }
+
+    /// A catalogued file not served (a 404): one line, a warning when the file changed since it
+    /// was indexed.
+    /// A file refused: a warning once a minute per file, however often clients ask for it.
+    static func log(_ refusal: SymbolFileRefusal, _ log: RateLimitedLog, _ logger: Logger) {
+        switch refusal.kind {
+        case .changed, .unreadable: log.warning("not served: \(refusal.file)", "\(refusal)")
+        case .notRecorded: logger.debug("\(refusal)")
+        }
     }
 
     /// Each connection is a descriptor: the soft limit (1,024 by default) is raised towards the

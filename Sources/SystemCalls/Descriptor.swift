@@ -51,6 +51,30 @@ public final class Descriptor: Sendable {
         return Descriptor(adopting: fd, path: fullPath)
     }
 
+    /// Opens a relative path beneath this directory through no symlink at all, not even a final
+    /// one (openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS): ELOOP when a component is one.
+    public func openBeneathWithoutLinks(_ relativePath: FilePath, flags: Int32) throws -> Descriptor {
+        let fullPath = path.appending(relativePath)
+        let fd = try (relativePath.isEmpty ? "." : relativePath).withCString { cPath in
+            try retrying("openat2", path: fullPath.string) { bfs_openat_beneath_no_symlinks(rawValue, cPath, flags) }
+        }
+        return Descriptor(adopting: fd, path: fullPath)
+    }
+
+    /// The path the kernel reached this file by, every symlink resolved (from /proc/self/fd);
+    /// nil when it cannot say or the file was deleted since.
+    public var openedPath: FilePath? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = buffer.withUnsafeMutableBufferPointer { out in
+            out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) { readlink("/proc/self/fd/\(rawValue)", $0, out.count) }
+        }
+        guard length > 0, length < buffer.count, buffer[0] == UInt8(ascii: "/") else { return nil }
+        let path = FilePath(bytes: buffer[0..<length])
+        // A file deleted since it was opened is named with this suffix: no path leads to it any more.
+        if path.string.hasSuffix(" (deleted)"), (try? status())?.linkCount == 0 { return nil }
+        return path
+    }
+
     public func status() throws -> FileStatus {
         var raw = stat()
         if fstat(rawValue, &raw) != 0 { throw SystemError.last("fstat", path: path.string) }

@@ -258,3 +258,99 @@ import TestSupport
         #expect(try CatalogueDump(migrated) == fixture.freshDump())
     }
 }
+
+/// v17 records the file each slice was read from (issue 37: only that file is served). Slices
+/// catalogued before have none and are not served; the migration makes their bundles look
+/// changed, so the next index reads them again, though nothing in them changed, and serves them.
+@Suite struct BinaryFileMigrationTests {
+    @Test func slicesCataloguedByV16AreServedOnceReadAgain() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 81)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        var dwarf = MachOImage.arm64(uuid: uuid)
+        dwarf.fileType = 10
+        fixture.tree.dSYM("Apps/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarf.bytes())
+        fixture.tree.macApp("Apps/Plain.app", identifier: "org.example.plain")
+        try fixture.index()
+        // As v16 left it: no columns.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: """
+                DELETE FROM grdb_migrations WHERE identifier = 'v17';
+                ALTER TABLE binaries DROP COLUMN disk_path;
+                ALTER TABLE binaries DROP COLUMN device;
+                ALTER TABLE binaries DROP COLUMN inode;
+                ALTER TABLE binaries DROP COLUMN size;
+                ALTER TABLE binaries DROP COLUMN modification_time;
+                """)
+        }
+        let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        let before = try migrated.symbolMatches(uuidKey: key)
+        #expect(before.count == 2)
+        for match in before {
+            guard case let .failure(refusal) = try Catalogue.openRecorded(match, roots: roots) else {
+                Issue.record("\(match.file) is served before it was read again")
+                continue
+            }
+            #expect(refusal.kind == .notRecorded)
+        }
+        _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(fixture.tree.root))
+        for match in try migrated.symbolMatches(uuidKey: key) {
+            let file = try Catalogue.openRecorded(match, roots: roots).get()
+            #expect(file.status.identity == (try FileStatus.of(match.file)).identity)
+        }
+        #expect(try CatalogueDump(migrated) == fixture.freshDump())
+    }
+}
+
+/// A file system numbered otherwise since it was indexed (a reboot renumbering an LVM volume or a
+/// btrfs subvolume) would leave every catalogued binary "another file" to the symbol stores, and
+/// nothing read again: the next index notices the root's new device and reads everything again.
+@Suite struct DeviceChangeTests {
+    @Test func aRootOnAnotherDeviceIsReadAgainAndServed() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 82)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        try fixture.index()
+        // As a catalogue written before the file system was numbered otherwise.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: "UPDATE directories SET device = device + 1; UPDATE binaries SET device = device + 1")
+        }
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        let before = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+        guard case let .failure(refusal) = try Catalogue.openRecorded(before, roots: roots) else { throw WatcherFailure("served with another device") }
+        #expect(refusal.kind == .changed)
+        try fixture.index()
+        let after = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+        #expect(throws: Never.self) { try Catalogue.openRecorded(after, roots: roots).get() }
+        #expect(try fixture.dump() == fixture.freshDump())
+    }
+}
+
+/// A slice's file is all five columns or none: a row with some of them (written by hand, or
+/// damaged) reads back without a file, and is not served.
+@Suite struct PartialBinaryFileTests {
+    @Test func aRowWithPartOfItsFileIsNotServed() throws {
+        let fixture = try IndexFixture()
+        let uuid = MachOImage.uuid(seed: 83)
+        fixture.tree.machOApp("Apps/Tool.app", identifier: "org.example.tool", executable: MachOImage.arm64(uuid: uuid).bytes())
+        try fixture.index()
+        let key = BinarySlice.uuidKey(BinarySlice.canonicalUUID(uuid))!
+        let roots = [FilePath(fixture.tree.root)]
+        for damage in ["inode = NULL", "disk_path = ''", "modification_time = NULL, size = NULL", "device = NULL"] {
+            try fixture.index()
+            try fixture.catalogue.write { db in try db.execute(sql: "UPDATE binaries SET \(damage)") }
+            let match = try #require(try fixture.catalogue.symbolMatches(uuidKey: key).first)
+            #expect(match.slice.onDisk == nil, "\(damage)")
+            guard case let .failure(refusal) = try Catalogue.openRecorded(match, roots: roots) else {
+                Issue.record("served with \(damage)")
+                continue
+            }
+            #expect(refusal.kind == .notRecorded, "\(damage)")
+            // Read again by the next index once the bundle changes; here, made to look changed.
+            try fixture.catalogue.write { db in try db.execute(sql: "UPDATE directories SET change_time = -1") }
+        }
+    }
+}

@@ -164,9 +164,10 @@ import TestSupport
         #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/executable").status == 404)
         // The dSYM is still served.
         #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/debuginfo").status == 200)
-        // A symlink that stays inside the tree is followed, as the view follows a framework's.
+        // Nor is a symlink put in its place that stays inside the tree: only the file the catalogue
+        // recorded is served (SymbolServerIdentityTests), until the watcher reads it again.
         try FileManager.default.removeItem(atPath: executable)
         try FileManager.default.createSymbolicLink(atPath: executable, withDestinationPath: "../../../Tool.app.dSYM/Contents/Resources/DWARF/Tool")
-        #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/executable").body == fixture.bytes("Build/Tool.app.dSYM/Contents/Resources/DWARF/Tool"))
+        #expect(try curl(server.url + "/buildid/\(fixture.machOKey)/executable").status == 404)
     }
 }

@@ -8,6 +8,9 @@ public enum BinaryReader {
         /// The file is not a binary at all (a script, a text file): no slices, no error.
         public var isNotBinary = false
         public var errors: [String] = []
+        /// The file read, every symlink resolved, relative to the scan root; nil when it was not
+        /// a file on disk inside the root (an archive's member, a link out of the root).
+        public var openedPath: FilePath?
     }
 
     /// Enough for the largest real load commands, a universal file's slices and their signatures.

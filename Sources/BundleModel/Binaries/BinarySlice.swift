@@ -48,6 +48,40 @@ public struct BinarySlice: Sendable, Hashable {
     public var signature: Signature = .none
     public var signingIdentifier: String?
     public var teamIdentifier: String?
+    /// The file on disk the headers were read from, as it was then: what a symbol store may
+    /// serve (`Catalogue.symbolFile`). Nil for an archive's member, for a file reached through a
+    /// link out of its bundle, and in rows written before it was recorded.
+    public var onDisk: DiskFile?
+
+    /// A binary file as the indexer read it: the path it opened, every symlink resolved, and what
+    /// fstat said of it. A file served is this one, unchanged, or none.
+    public struct DiskFile: Sendable, Hashable {
+        /// Relative to the bundle; no component is a symlink.
+        public var path: FilePath
+        public var device: UInt64
+        public var inode: UInt64
+        public var size: Int64
+        /// Nanoseconds since the epoch.
+        public var modificationTime: Int64
+
+        public init(path: FilePath, device: UInt64, inode: UInt64, size: Int64, modificationTime: Int64) {
+            self.path = path
+            self.device = device
+            self.inode = inode
+            self.size = size
+            self.modificationTime = modificationTime
+        }
+
+        public init(path: FilePath, status: FileStatus) {
+            self.init(path: path, device: status.device, inode: status.inode, size: status.size, modificationTime: status.modificationTime)
+        }
+
+        /// Whether `status` is of this file, unchanged since it was read.
+        public func isUnchanged(_ status: FileStatus) -> Bool {
+            status.type == .regular && status.device == device && status.inode == inode && status.size == size
+                && status.modificationTime == modificationTime
+        }
+    }
 
     public init(file: FilePath, format: Format, arch: String, fileType: String) {
         self.file = file

@@ -44,9 +44,12 @@ extension Inspection {
         record.stamps.append(FileStamp(path: relative, changeTime: status.changeTime, size: status.size, inode: status.inode))
         // The reader names the file as it was asked for: relative to the bundle, not to the root.
         let result = read.result
+        // Served later only as read, and only inside its bundle (Docs/symbols.md, "Which file is served").
+        let onDisk = result.openedPath.flatMap { $0.relative(to: bundle) }.flatMap { $0.isEmpty ? nil : BinarySlice.DiskFile(path: $0, status: status) }
         record.binaries += result.slices.map { slice in
             var slice = slice
             slice.file = relative
+            slice.onDisk = onDisk
             return slice
         }
         for error in result.errors { record.errors.append("\(label): \(error)") }

@@ -65,6 +65,10 @@ extension ResolutionScope: InspectionSource {
         let file = try open(relative, flags: Descriptor.probeRead)
         let status = try file.status()
         guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative).string, type: status.type) }
-        return (BinaryReader.read(FileByteSource(file, size: UInt64(max(0, status.size))), file: relative), status)
+        var result = BinaryReader.read(FileByteSource(file, size: UInt64(max(0, status.size))), file: relative)
+        // Where the links led, as the kernel resolved them for this descriptor: the one path a
+        // symbol store may later open, without following any link.
+        result.openedPath = file.openedPath?.relative(to: root.path)
+        return (result, status)
     }
 }

@@ -13,6 +13,10 @@ ssize_t bfs_getdents64(int fd, void *buffer, size_t size);
 /// through `..` or through symlinks. Returns -1 with errno EXDEV when it would.
 int bfs_openat_beneath(int dirfd, const char *path, int flags);
 
+/// openat2(2) as `bfs_openat_beneath`, and no component may be a symlink (RESOLVE_NO_SYMLINKS):
+/// -1 with errno ELOOP when one is.
+int bfs_openat_beneath_no_symlinks(int dirfd, const char *path, int flags);
+
 /// O_PATH, which Glibc exposes to Swift only under _GNU_SOURCE.
 extern const int bfs_o_path;
 

@@ -14,13 +14,25 @@ struct SymbolPath: Hashable, Sendable {
     static let top = SymbolPath(layout: nil, components: [])
 }
 
-/// A file of a symbol store: which image's which file, and the real file it was looked up as (a
-/// file replaced since is not read in its place).
+/// A file of a symbol store: which image's which file, and the real file it was looked up as, as
+/// indexed (a file replaced or rewritten since is not read in its place).
 struct SymbolStoreFile: Hashable, Sendable {
     var key: String
     var role: SymbolLayout.Role
-    var device: UInt64
-    var inode: UInt64
+    /// The file found at the lookup (`Catalogue.openRecorded`: the one the catalogue recorded).
+    var found: BinarySlice.DiskFile
+
+    init(key: String, role: SymbolLayout.Role, path: FilePath, status: FileStatus) {
+        self.key = key
+        self.role = role
+        found = BinarySlice.DiskFile(path: path, status: status)
+    }
+
+    var device: UInt64 { found.device }
+    var inode: UInt64 { found.inode }
+
+    /// Whether `status` is of the file looked up, unchanged.
+    func isUnchanged(_ status: FileStatus) -> Bool { found.isUnchanged(status) }
 }
 
 /// `.bundlefs/symbols/native` and `.bundlefs/symbols/unified` (SPEC.md, "Symbol stores for the
@@ -35,6 +47,8 @@ final class SymbolStores: Sendable {
 
     let source: ScanRoot
     let catalogue: Catalogue
+    /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
+    let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
 
     /// A directory's entry.
@@ -59,9 +73,10 @@ final class SymbolStores: Sendable {
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: Catalogue) {
+    init(source: ScanRoot, catalogue: Catalogue, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
+        self.refused = refused
     }
 
     /// After an update: what was kept may have changed.
@@ -91,8 +106,8 @@ final class SymbolStores: Sendable {
                 let name = full[depth]
                 if full.count > depth + 1 {
                     children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
-                } else if let file = UUIDViews.storeFile(role, in: keyMatches, within: source.path) {
-                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, device: file.status.device, inode: file.status.inode))
+                } else if let file = UUIDViews.storeFile(role, in: keyMatches, within: source.path, refused: refused) {
+                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, path: file.path, status: file.status))
                 }
             }
         }
@@ -110,9 +125,9 @@ final class SymbolStores: Sendable {
         if let entry = layout.entry(full) {
             let matches = (known?[entry.key] ?? range(entry.key, top: full[0])[entry.key]) ?? []
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
-                  let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path)
+                  let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path, refused: refused)
             else { return nil }
-            let identity = SymbolStoreFile(key: entry.key, role: entry.role, device: file.status.device, inode: file.status.inode)
+            let identity = SymbolStoreFile(key: entry.key, role: entry.role, path: file.path, status: file.status)
             return .file(identity, path: file.path, status: file.status, match: file.match)
         }
         let child = SymbolPath(layout: layout, components: full)
@@ -138,7 +153,7 @@ final class SymbolStores: Sendable {
 
     /// The match a file of an image is served from now, for its attributes.
     func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
-        UUIDViews.storeFile(role, in: range(key, top: String(key.prefix(2)))[key] ?? [], within: source.path)?.match
+        UUIDViews.storeFile(role, in: range(key, top: String(key.prefix(2)))[key] ?? [], within: source.path, refused: refused)?.match
     }
 
     /// A layout's top-level names, from one query per update.

@@ -14,6 +14,8 @@ import SystemCalls
 final class UUIDViews: Sendable {
     let source: ScanRoot
     let catalogue: Catalogue
+    /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
+    let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
 
     /// What was read from the catalogue since the last update.
@@ -26,9 +28,10 @@ final class UUIDViews: Sendable {
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: Catalogue) {
+    init(source: ScanRoot, catalogue: Catalogue, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
+        self.refused = refused
     }
 
     static let directoryName: FileName = "by-uuid"
@@ -91,7 +94,7 @@ final class UUIDViews: Sendable {
     /// An image's DWARF file or executable, as `dSYM` and `executable` show it, with the match it
     /// is the file of.
     func file(_ role: SymbolLayout.Role, key: String) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        Self.file(role, in: matches(key), within: source.path)
+        Self.file(role, in: matches(key), within: source.path, refused: refused)
     }
 
     /// The match an image's file is chosen from: for the DWARF file (`debuginfo`) the first dSYM,
@@ -101,26 +104,30 @@ final class UUIDViews: Sendable {
         role == .debugInfo ? matches.first { $0.isDSYM } : matches.first { !$0.isDSYM }
     }
 
-    /// That match's file, resolved, when it is a regular file inside `root`.
-    static func file(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath)
-        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        firstFile(match(role, in: matches).map { [$0] } ?? [], within: root)
+    /// That match's file, when it is the one indexed, unchanged, inside `root`.
+    static func file(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath,
+                     refused: (SymbolFileRefusal) -> Void) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        firstFile(match(role, in: matches).map { [$0] } ?? [], within: root, refused: refused)
     }
 
-    /// The file of a symbol store's path: the first of `DebugSymbols.candidates` that is a regular
-    /// file inside `root`, as the HTTP server chooses (an ELF image's own executable when no dSYM
-    /// holds its debug file, as debuginfod serves it).
-    static func storeFile(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath)
-        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        firstFile(DebugSymbols.candidates(for: role, in: matches), within: root)
+    /// The file of a symbol store's path: the first of `DebugSymbols.candidates` whose file is the
+    /// one indexed, unchanged, inside `root`, as the HTTP server chooses (an ELF image's own
+    /// executable when no dSYM holds its debug file, as debuginfod serves it).
+    static func storeFile(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath,
+                          refused: (SymbolFileRefusal) -> Void) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        firstFile(DebugSymbols.candidates(for: role, in: matches), within: root, refused: refused)
     }
 
-    private static func firstFile(_ candidates: [DebugSymbols.Match], within root: FilePath)
+    /// The server's judgement (`Catalogue.openRecorded`): the file is opened and checked, then
+    /// closed; its reads open it again by path and find the same file or fail (`sourceFile`).
+    private static func firstFile(_ candidates: [DebugSymbols.Match], within root: FilePath, refused: (SymbolFileRefusal) -> Void)
         -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
         for match in candidates {
-            guard let real = try? match.file.resolved(), real.isWithin(root), let status = try? FileStatus.of(real), status.type == .regular
-            else { continue }
-            return (real, status, match)
+            switch try? Catalogue.openRecorded(match, roots: [root]) {
+            case let .success(file)?: return (file.path, file.status, match)
+            case let .failure(refusal)?: refused(refusal)
+            case nil: return nil // out of descriptors or memory: the kernel asks again
+            }
         }
         return nil
     }

@@ -93,8 +93,12 @@ final class ViewFileSystem: Sendable {
         layouts = LayoutCache(memberLimit: layoutMemberLimit)
         openFiles = OpenFiles(limit: openFileLimit)
         views = BundleViews(source: source, packages: packages, records: records)
-        uuids = UUIDViews(source: source, catalogue: catalogue)
-        symbols = SymbolStores(source: source, catalogue: catalogue)
+        // A file changed since it was indexed is a warning, as the HTTP server gives it.
+        let refused: @Sendable (SymbolFileRefusal) -> Void = { refusal in
+            if case .notRecorded = refusal.kind { logger.debug("\(refusal)") } else { logger.warning("\(refusal)") }
+        }
+        uuids = UUIDViews(source: source, catalogue: catalogue, refused: refused)
+        symbols = SymbolStores(source: source, catalogue: catalogue, refused: refused)
         let requests = RequestCounts()
         self.requests = requests
         defaultApplications = DefaultApplications(catalogue: catalogue, requests: requests)

@@ -76,6 +76,8 @@ extension ViewFileSystem {
             guard let status = try? descriptor.status(), status.inode == expected.inode, status.device == expected.device else {
                 throw ViewError(code: ESTALE)
             }
+            // A symbol store's file is served only as indexed: not once rewritten in place.
+            if case let .symbolFile(file) = node.detail, !file.isUnchanged(status) { throw ViewError(code: ESTALE) }
             if status.type == .directory { throw ViewError(code: EISDIR) }
             return descriptor
         }

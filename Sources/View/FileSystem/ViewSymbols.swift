@@ -29,7 +29,7 @@ extension ViewFileSystem {
         if let descriptor = openFiles.existing(id, generation: node.generation), let open = try? descriptor.status() {
             status = open
         } else {
-            guard let now = try? FileStatus.of(try realPath(id)), now.inode == file.inode, now.device == file.device else { throw .notFound }
+            guard let now = try? FileStatus.of(try realPath(id)), file.isUnchanged(now) else { throw .notFound }
             status = now
         }
         return Attributes.symbolFile(status, access: symbolFileAccess(status, match: match))
