@@ -101,7 +101,7 @@ enum InstallerBench {
         let bombSize = (try? FileStatus.of(FilePath(Paths.join(tree("bomb"), "Bomb.pkg"))).size) ?? 0
         let bomb = try index("bomb")
         report.add(String(format: "index of a %.1f MB .pkg whose table of contents expands to 300 MB", Double(bombSize) / 1e6),
-                   value: String(format: "%.2f s, %.0f MB", bomb.seconds, bomb.peakMegabytes), goal: "< 1 s and 50 MB (was 32 s, 4.5 GB)")
+                   value: String(format: "%.2f s, %.0f MB", bomb.seconds, bomb.peakMegabytes), goal: "< 1 s and 50 MB (600 MB of it took 32 s, 4.5 GB)")
         let wide = try sizes.map { try index("wide-\($0)") }
         for (count, run) in zip(sizes, wide) {
             report.add("index of a product archive of \(count) components", value: String(format: "%.2f s, %.0f MB", run.seconds, run.peakMegabytes),
