@@ -135,7 +135,7 @@ let package = Package(
             name: "bundlefs-bench",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
-        .executableTarget(name: "bundlefs-fuzz", dependencies: ["BundleModel", "Codecs", "Fixtures", "IconImages"], swiftSettings: strict),
+        .executableTarget(name: "bundlefs-fuzz", dependencies: ["Archives", "BundleModel", "CArchive", "Codecs", "Fixtures", "IconImages", "SystemCalls"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: strict),

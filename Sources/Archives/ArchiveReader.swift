@@ -37,20 +37,24 @@ public final class ArchiveReader {
     /// same archive passes the first's `deadline` and `decompressedBytes`, so that the limits hold
     /// for the archive, not for each pass.
     public init(_ file: Descriptor, limits: ArchiveLimits = .standard, deadline: Double? = nil, earlierBytes: Int64 = 0) throws(ArchiveError) {
+        let deadline = deadline ?? Clocks.monotonicSeconds() + limits.seconds
         if let refusal = ZipDirectory.refusal(of: file, limit: limits.members) { throw ArchiveError(refusal) }
+        if let refusal = XarTableOfContents.refusal(of: file, limits: limits, deadline: deadline) { throw ArchiveError(refusal) }
         guard let handle = archive_read_new() else { throw ArchiveError("libarchive could not start") }
         archive_read_support_filter_all(handle)
         // The formats rule 26 names; rar, 7-zip, ISO and the rest are not looked into.
         archive_read_support_format_zip(handle)
         archive_read_support_format_tar(handle)
         archive_read_support_format_gnutar(handle)
-        archive_read_support_format_xar(handle)
+        // A xar only as it is on disk, where its table of contents was judged above: behind a
+        // compression filter libarchive would read a hostile table no check of ours had seen.
+        if XarTableOfContents.isXar(file) { archive_read_support_format_xar(handle) }
         archive_read_support_format_cpio(handle)
         self.handle = handle
         self.file = file
         self.payload = nil
         self.limits = limits
-        self.deadline = deadline ?? Clocks.monotonicSeconds() + limits.seconds
+        self.deadline = deadline
         self.earlierBytes = earlierBytes
         guard archive_read_open_fd(handle, file.rawValue, 64 * 1024) == ARCHIVE_OK else {
             // Every property is set, so deinit runs and frees the handle.

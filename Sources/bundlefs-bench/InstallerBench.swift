@@ -68,4 +68,46 @@ enum InstallerBench {
         tree.file(app + "/Resources/Data.bin", noise)
         tree.text(app + "/_CodeSignature/CodeResources", "<plist/>")
     }
+
+    /// Packages made to cost their reader (issue 37), each indexed alone by `bundlefs index` under
+    /// GNU time: a 1 MB package whose xar table of contents expands to 300 MB of one entry
+    /// repeated (before its header was judged: 32 s and 4.5 GB for 600 MB; now refused at open),
+    /// and product archives of 2,500 and 10,000 components, each with its payload (before each
+    /// payload was looked up by name: 1.9 s and 26 s, a walk per component; now linear).
+    static func runLimits(binary: String, output: String, report: inout Report) throws {
+        let directory = Paths.join(output, "pkg-limits")
+        let bench = ArchiveDirectoryBench(directory: directory, stamp: "pkg limits \(version)")
+        let sizes = [2_500, 10_000]
+        func tree(_ name: String) -> String { Paths.join(directory, name) }
+        try bench.generateOnce("hostile and wide .pkg files") {
+            try FileManager.default.createDirectory(atPath: tree("bomb"), withIntermediateDirectories: true)
+            try HostileXar.write(Paths.join(tree("bomb"), "Bomb.pkg"), entries: 3_700_000, identical: true)
+            let payload = Paths.join(output, "pkg-part")
+            removeTree(payload)
+            TreeWriter(root: payload).macApp("Part.app", identifier: "org.example.part")
+            for count in sizes {
+                try FileManager.default.createDirectory(atPath: tree("wide-\(count)"), withIntermediateDirectories: true)
+                try InstallerPackageBuilder.buildWide(Paths.join(tree("wide-\(count)"), "Parts.pkg"), components: count, payload: payload,
+                                                      staging: Paths.join(output, "pkg-staging"))
+            }
+            removeTree(payload)
+            removeTree(Paths.join(output, "pkg-staging"))
+        }
+        let catalogue = Paths.join(output, "pkg-limits.sqlite")
+        func index(_ name: String) throws -> MeasuredRun {
+            CatalogueFiles.remove(catalogue)
+            return try Subprocess.measured(binary, ["index", tree(name)], environment: ["BUNDLEFS_CATALOGUE": catalogue], timeout: 600)
+        }
+        let bombSize = (try? FileStatus.of(FilePath(Paths.join(tree("bomb"), "Bomb.pkg"))).size) ?? 0
+        let bomb = try index("bomb")
+        report.add(String(format: "index of a %.1f MB .pkg whose table of contents expands to 300 MB", Double(bombSize) / 1e6),
+                   value: String(format: "%.2f s, %.0f MB", bomb.seconds, bomb.peakMegabytes), goal: "< 1 s and 50 MB (600 MB of it took 32 s, 4.5 GB)")
+        let wide = try sizes.map { try index("wide-\($0)") }
+        for (count, run) in zip(sizes, wide) {
+            report.add("index of a product archive of \(count) components", value: String(format: "%.2f s, %.0f MB", run.seconds, run.peakMegabytes),
+                       goal: count == sizes.last ? "linear: ≤ 5x the \(sizes[0]) (was 26 s against 1.9 s)" : "")
+        }
+        report.notes.append(String(format: "product archives: %d components in %.2f s, %d in %.2f s (%.1fx for %dx the components)",
+                                   sizes[0], wide[0].seconds, sizes[1], wide[1].seconds, wide[1].seconds / wide[0].seconds, sizes[1] / sizes[0]))
+    }
 }

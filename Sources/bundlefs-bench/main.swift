@@ -33,11 +33,12 @@ struct Settings {
     var hostile = true
     var backup = true
     var installers = true
+    var installerLimits = true
     var commandLine = true
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-cli]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-installer-limits] [--skip-cli]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -58,6 +59,7 @@ struct Settings {
             case "--skip-hostile": hostile = false
             case "--skip-backup": backup = false
             case "--skip-installers": installers = false
+            case "--skip-installer-limits": installerLimits = false
             case "--skip-cli": commandLine = false
             case "--changes": latencyChanges = Int(iterator.next() ?? "") ?? latencyChanges
             case "--help", "-h": print(Self.usage); exit(0)
@@ -287,6 +289,11 @@ if settings.commandLine {
 if settings.installers {
     progress("installer figures: 1,000 .pkg files, indexed, and listed with their payloads by bsdtar ...")
     try InstallerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.installerLimits {
+    progress("installer limits: a .pkg whose table of contents expands 300-fold, product archives of 2,500 and 10,000 components ...")
+    try InstallerBench.runLimits(binary: settings.binary, output: settings.output, report: &report)
 }
 
 if settings.view {

@@ -23,9 +23,11 @@ import TestSupport
 
     static func key(seed: Int) -> String { MachOImage.uuid(seed: seed).map { String(format: "%02x", $0) }.joined() }
 
-    func build(_ name: String, _ components: [InstallerPackageBuilder.Component], product: (title: String, id: String, version: String)? = nil) throws {
+    func build(_ name: String, _ components: [InstallerPackageBuilder.Component], product: (title: String, id: String, version: String)? = nil,
+               distribution: String? = nil) throws {
         try FileManager.default.createDirectory(atPath: packages, withIntermediateDirectories: true)
-        try InstallerPackageBuilder.build(Paths.join(packages, name), components: components, product: product, staging: temporary.appending("staging"))
+        try InstallerPackageBuilder.build(Paths.join(packages, name), components: components, product: product, distribution: distribution,
+                                          staging: temporary.appending("staging"))
     }
 
     /// The bundles of a tree installed by a package are the bundles read from the tree, field for
@@ -93,6 +95,86 @@ import TestSupport
         // Not an installer: the same xar named .xar keeps its payloads shut (rule 27).
         try FileManager.default.copyItem(atPath: Paths.join(packages, "Suite.pkg"), toPath: Paths.join(packages, "Suite.xar"))
         #expect(try inspect("Suite.xar").records.allSatisfy { $0.identifier == nil && $0.installation == nil })
+    }
+
+    /// A `PackageInfo` or `Distribution` that cannot be read is an error on what it describes:
+    /// the bundles of that component have no `installsTo` (nothing is guessed without it) and
+    /// carry the error, every bundle of the product carries the `Distribution`'s, and the
+    /// package is not read whole (its error says the first).
+    @Test func unreadableMetadataIsAnErrorOnItsComponentsBundles() throws {
+        let editor = TreeWriter(root: temporary.appending("broken-editor"))
+        editor.macApp("Editor.app", identifier: "org.example.editor")
+        let viewer = TreeWriter(root: temporary.appending("broken-viewer"))
+        viewer.macApp("Viewer.app", identifier: "org.example.viewer")
+        try build("Broken.pkg", [
+            .init(identifier: "org.example.editor.pkg", version: "1.0", installLocation: "/Applications", payload: editor.root, directory: "Editor.pkg"),
+            .init(identifier: "org.example.viewer.pkg", version: "1.0", installLocation: "/Applications", payload: viewer.root, directory: "Viewer.pkg",
+                  packageInfoText: "<pkg-info identifier=\"org.example.viewer.pkg\" install-location=\"/Applications\""),
+        ], product: ("Broken", "org.example.broken", "1.0"))
+        let result = try inspect("Broken.pkg")
+        let installer = try #require(result.installer)
+        #expect(installer.metadataErrors.keys.sorted() == [FilePath("Viewer.pkg/PackageInfo")])
+        #expect(result.error?.hasPrefix("Viewer.pkg/PackageInfo: XML:") == true, "\(result.error ?? "")")
+        let placed = try #require(result.records.first { $0.identifier == "org.example.editor" })
+        #expect(placed.installation?.installsTo == FilePath("/Applications/Editor.app"))
+        #expect(placed.errors.isEmpty, "\(placed.errors)")
+        let unplaced = try #require(result.records.first { $0.identifier == "org.example.viewer" })
+        #expect(unplaced.installation == nil)
+        #expect(unplaced.errors.count == 1)
+        #expect(unplaced.errors.first?.hasPrefix("Viewer.pkg/PackageInfo could not be read (XML:") == true, "\(unplaced.errors)")
+        #expect(unplaced.errors.first?.hasSuffix("its component and where it installs are unknown") == true)
+
+        try build("NoProduct.pkg", [
+            .init(identifier: "org.example.editor.pkg", version: "1.0", installLocation: "/Applications", payload: editor.root, directory: "Editor.pkg"),
+        ], product: ("Broken", "org.example.broken", "1.0"), distribution: "<installer-gui-script><title>Broken</title>")
+        let unnamed = try inspect("NoProduct.pkg")
+        #expect(unnamed.installer?.product == nil)
+        #expect(unnamed.error?.hasPrefix("Distribution: XML:") == true, "\(unnamed.error ?? "")")
+        let record = try #require(unnamed.records.first)
+        #expect(record.installation?.installsTo == FilePath("/Applications/Editor.app"))
+        #expect(record.errors.first?.hasPrefix("Distribution could not be read (XML:") == true, "\(record.errors)")
+    }
+
+    /// A product archive of 3,000 components, each with its payload: every bundle is placed by
+    /// its own component (the lookup by name that replaced a walk over every payload).
+    @Test func everyComponentOfAWideProductPlacesItsOwnBundles() throws {
+        let part = TreeWriter(root: temporary.appending("part"))
+        part.macApp("Part.app", identifier: "org.example.part")
+        try FileManager.default.createDirectory(atPath: packages, withIntermediateDirectories: true)
+        try InstallerPackageBuilder.buildWide(Paths.join(packages, "Parts.pkg"), components: 3_000, payload: part.root,
+                                              staging: temporary.appending("staging"))
+        let result = try inspect("Parts.pkg")
+        #expect(result.error == nil, "\(result.error ?? "")")
+        #expect(result.records.count == 3_000)
+        for record in result.records {
+            let directory = try #require(record.member?.components.first?.string, "\(record.key)")
+            let index = String(directory.dropFirst("Part".count).dropLast(".pkg".count))
+            #expect(record.installation == BundleRecord.Installation(component: "org.example.part\(index).pkg",
+                                                                     installsTo: FilePath("/Applications/Part\(index)/Part.app")), "\(record.key)")
+        }
+    }
+
+    /// The payload lookup against a walk over every payload, for mutated member paths and
+    /// payload sets (made relative and without empty names, as the member tree holds them): the
+    /// same answer, never a crash.
+    @Test func thePayloadLookupAgreesWithAWalk() {
+        var mutator = Mutator(seed: 0x9A7_10AD)
+        let names = ["Payload", "Editor.pkg", "Editor.pkg/Payload", "Editor.pkg/Payload/Editor.app", "Payload/Tool.app", "A.pkg/B.pkg/Payload",
+                     "Payload/Payload", "Payload/x", "", "a/Payload/b", "Editor.pkg/Payload/Editor.app/Contents/Info.plist"]
+        func tidy(_ bytes: [UInt8]) -> FilePath { FilePath(FilePath(bytes: bytes).components.map(\.string).joined(separator: "/")) }
+        var found = 0
+        for iteration in 0..<3_000 {
+            let seed = Array(names[iteration % names.count].utf8)
+            let member = tidy(mutator.mutate(seed, spliceWith: Array(names[(iteration * 7 + 3) % names.count].utf8)))
+            let payloads = Set((names.map { Array($0.utf8) } + [mutator.mutate(Array(names[(iteration + 1) % names.count].utf8))]).map(tidy)
+                .filter(InstallerPackage.isPayload))
+            let walked = payloads.filter { member.isWithin($0) && member != $0 }
+            let looked = InstallerPackage.payload(containing: member, among: payloads)
+            // Nested payloads (`Payload/Payload`) never come out of an archive: either answer is a walk's.
+            if walked.count > 1 { #expect(looked.map(walked.contains) == true) } else { #expect(looked == walked.first, "\(member) in \(payloads)") }
+            if looked != nil { found += 1 }
+        }
+        #expect(found > 100)
     }
 
     /// Apple's pbzx is an error on its component, never a crash; the other component is read.

@@ -48,6 +48,25 @@ import TestSupport
         #expect(beside.standardOutput.contains("com.example.beside"))
     }
 
+    /// A 400 KB `.pkg` whose xar table of contents expands to 120 MB of one entry repeated:
+    /// libarchive parsed it whole before any limit (600 MB took 4.5 GB and 32 s); it is refused
+    /// from its header, and the rest of the tree is catalogued.
+    @Test func aPackageWhoseTableOfContentsExpandsIsRefusedFromItsHeader() throws {
+        tree.macApp("Beside.app", identifier: "com.example.beside")
+        let bomb = tree.path("Bomb.pkg")
+        let (uncompressed, _) = try HostileXar.write(bomb, entries: 1_500_000, identical: true)
+        #expect(uncompressed > 100 << 20)
+        #expect(try FileStatus.of(bomb).size < 1_000_000)
+
+        let run = try Subprocess.measuredBundlefs(["index", tree.root], catalogue: catalogue, timeout: 120)
+        #expect(run.result.status == 0, "\(run.result)")
+        #expect(run.peakMegabytes < Self.peakMegabytes, "\(run.peakMegabytes) MB")
+        let errors = try archiveErrors()
+        #expect(errors.contains("Bomb.pkg: the xar table of contents expands") && errors.contains("-fold"), "\(errors)")
+        let beside = try Subprocess.bundlefs(["query", "com.example.beside"], catalogue: catalogue)
+        #expect(beside.standardOutput.contains("com.example.beside"))
+    }
+
     /// A zip of a million empty members (ZIP64, written record by record: zipfile takes a minute):
     /// libarchive read its whole central directory, 230 MB, before the member limit applied.
     @Test func aMillionMemberZipIsRefusedFromItsEndRecord() throws {

@@ -108,4 +108,57 @@ import TestSupport
         let none = try Subprocess.bundlefs(["query", "--no-archives", "com.example.editor"], catalogue: catalogue)
         #expect(none.status == 1 && none.standardOutput.isEmpty && none.standardError.contains("no bundle matches"), "\(none)")
     }
+
+    /// A `PackageInfo` that cannot be read is an error on its component's bundles everywhere they
+    /// are reported (`show` and its JSON, `query --json`, the catalogue, PostgreSQL), and no
+    /// `installsTo` is guessed without it; the other component is placed as usual.
+    @Test func anUnreadablePackageInfoIsAnErrorEverywhere() throws {
+        let editor = TreeWriter(root: temporary.appending("editor"))
+        editor.macApp("Editor.app", identifier: "com.example.editor")
+        let viewer = TreeWriter(root: temporary.appending("viewer"))
+        viewer.macApp("Viewer.app", identifier: "com.example.viewer")
+        let tree = TreeWriter(root: temporary.appending("tree"))
+        tree.directory("Repository")
+        let package = tree.path("Repository/Suite.pkg")
+        try InstallerPackageBuilder.build(package, components: [
+            .init(identifier: "com.example.editor.pkg", version: "1.0", installLocation: "/Applications", payload: editor.root, directory: "Editor.pkg"),
+            .init(identifier: "com.example.viewer.pkg", version: "1.0", installLocation: "/Applications", payload: viewer.root, directory: "Viewer.pkg",
+                  packageInfoText: "<pkg-info identifier=\"com.example.viewer.pkg\" install-location=\"/Applications\""),
+        ], product: ("Suite", "com.example.suite", "1.0"), staging: temporary.appending("staging"))
+        let expected = "Viewer.pkg/PackageInfo could not be read (XML:"
+
+        func check(_ objects: [JSONValue], _ source: String) {
+            let viewer = objects.first { $0["identifier"]?.stringValue == "com.example.viewer" }
+            #expect(viewer?["installsTo"] == .null && viewer?["component"] == .null, "\(source): \(String(describing: viewer))")
+            let errors = viewer?["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(errors.count == 1 && errors.first?.hasPrefix(expected) == true, "\(source): \(errors)")
+            let editor = objects.first { $0["identifier"]?.stringValue == "com.example.editor" }
+            #expect(editor?["installsTo"]?.stringValue == "/Applications/Editor.app", "\(source)")
+            #expect(editor?["errors"]?.arrayValue?.isEmpty == true, "\(source)")
+        }
+
+        let json = try Subprocess.bundlefs(["show", "--json", package], catalogue: catalogue)
+        #expect(json.status == 1, "\(json)")
+        check(try JSONValue.parse(json.standardOutput).arrayValue ?? [], "show --json")
+        let shown = try Subprocess.bundlefs(["show", package], catalogue: catalogue)
+        let viewerBlock = shown.standardOutput.components(separatedBy: "\n\n").first { $0.contains("Identifier:") && $0.contains("com.example.viewer") } ?? ""
+        #expect(viewerBlock.contains("Error:") && viewerBlock.contains(expected), "\(shown)")
+        #expect(!viewerBlock.contains("Installs to:"), "\(viewerBlock)")
+
+        let indexed = try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue)
+        try #require(indexed.status == 0, "\(indexed)")
+        let found = try Subprocess.bundlefs(["query", "--in-archives", "--json"], catalogue: catalogue)
+        check(try JSONValue.parse(found.standardOutput).arrayValue ?? [], "query --json")
+        let problems = try Subprocess.run("/usr/bin/sqlite3", [catalogue, "SELECT p.severity || ' ' || p.message FROM problems p JOIN bundles b ON b.id = p.bundle_id"])
+        #expect(problems.standardOutput.hasPrefix("error \(expected)"), "\(problems)")
+        let archiveError = try Subprocess.run("/usr/bin/sqlite3", [catalogue, "SELECT error FROM archives"])
+        #expect(archiveError.standardOutput.hasPrefix("Viewer.pkg/PackageInfo: XML:"), "\(archiveError)")
+
+        let server = try PostgresServer()
+        let published = try Subprocess.bundlefs(["publish", server.url, "--host", "alpha"], catalogue: catalogue)
+        try #require(published.status == 0, "\(published)")
+        #expect(try server.psql("SELECT error_count FROM bundlefs_bundles WHERE in_archive ORDER BY error_count") == "0\n1")
+        let remote = try Subprocess.bundlefs(["query", "--in-archives", "--json", "--database", server.url], catalogue: catalogue)
+        check(try JSONValue.parse(remote.standardOutput).arrayValue ?? [], "query --database")
+    }
 }

@@ -24,9 +24,11 @@ public struct InstallerPackageBuilder {
         public var directory: String?
         /// What its `PackageInfo` says it installs: identifier and path in the payload.
         public var bundles: [(id: String, path: String)]
+        /// The `PackageInfo`'s text when it is not what `pkgbuild` writes (a damaged one).
+        public var packageInfoText: String?
 
         public init(identifier: String, version: String, installLocation: String, payload: String, compression: Compression = .gzip,
-                    directory: String? = nil, bundles: [(id: String, path: String)] = []) {
+                    directory: String? = nil, bundles: [(id: String, path: String)] = [], packageInfoText: String? = nil) {
             self.identifier = identifier
             self.version = version
             self.installLocation = installLocation
@@ -34,6 +36,7 @@ public struct InstallerPackageBuilder {
             self.compression = compression
             self.directory = directory
             self.bundles = bundles
+            self.packageInfoText = packageInfoText
         }
     }
 
@@ -52,14 +55,15 @@ public struct InstallerPackageBuilder {
 
     /// Builds the package at `archive`, staging its members in `staging` (emptied first). With a
     /// `product` (title, identifier, version), a product archive with a `Distribution`.
+    /// `distribution` replaces the `Distribution` `productbuild` would write (a damaged one).
     public static func build(_ archive: String, components: [Component], product: (title: String, id: String, version: String)? = nil,
-                             staging: String) throws {
+                             distribution: String? = nil, staging: String) throws {
         removeTree(staging)
         let members = TreeWriter(root: staging)
         members.directory(".")
         if let product {
             let references = components.map { "<pkg-ref id=\"\($0.identifier)\" version=\"\($0.version)\">#\($0.directory ?? "")</pkg-ref>" }
-            members.text("Distribution", """
+            members.text("Distribution", distribution ?? """
                 <?xml version="1.0" encoding="utf-8"?>
                 <installer-gui-script minSpecVersion="2"><title>\(product.title)</title>\(references.joined())
                 <product id="\(product.id)" version="\(product.version)"/></installer-gui-script>
@@ -67,11 +71,39 @@ public struct InstallerPackageBuilder {
         }
         for component in components {
             let directory = component.directory.map { $0 + "/" } ?? ""
-            members.text(directory + "PackageInfo", packageInfo(component))
+            members.text(directory + "PackageInfo", component.packageInfoText ?? packageInfo(component))
             members.text(directory + "Bom", "")
             try writePayload(from: component.payload, to: members.path(directory + "Payload"), compression: component.compression)
         }
         let made = try Subprocess.run("/usr/bin/bsdtar", ["-cf", archive, "--format", "xar", "-C", staging, "."])
+        guard made.status == 0 else { throw Failure("bsdtar --format xar: \(made)") }
+    }
+
+    /// A product archive of `count` components (`Part0.pkg/` ...), each installing the tree at
+    /// `payload` to its own `/Applications/Part<i>`: the payload is written once (gzip'd cpio)
+    /// and copied into each component, so ten thousand components cost seconds to write.
+    public static func buildWide(_ archive: String, components count: Int, payload: String, staging: String) throws {
+        removeTree(staging)
+        let members = TreeWriter(root: staging)
+        members.directory(".")
+        let written = Paths.join(staging, "Payload.cpio.gz")
+        try writePayload(from: payload, to: written, compression: .gzip)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: written))
+        try FileManager.default.removeItem(atPath: written)
+        let references = (0..<count).map { "<pkg-ref id=\"org.example.part\($0).pkg\" version=\"1.0\">#Part\($0).pkg</pkg-ref>" }
+        members.text("Distribution", """
+            <?xml version="1.0" encoding="utf-8"?>
+            <installer-gui-script minSpecVersion="2"><title>Parts</title>\(references.joined())
+            <product id="org.example.parts" version="1.0"/></installer-gui-script>
+            """)
+        for index in 0..<count {
+            let component = Component(identifier: "org.example.part\(index).pkg", version: "1.0", installLocation: "/Applications/Part\(index)",
+                                      payload: payload, directory: "Part\(index).pkg")
+            members.text("Part\(index).pkg/PackageInfo", packageInfo(component))
+            members.text("Part\(index).pkg/Bom", "")
+            try bytes.write(to: URL(fileURLWithPath: members.path("Part\(index).pkg/Payload")))
+        }
+        let made = try Subprocess.run("/usr/bin/bsdtar", ["-cf", archive, "--format", "xar", "-C", staging, "."], timeout: 600)
         guard made.status == 0 else { throw Failure("bsdtar --format xar: \(made)") }
     }
 

@@ -89,6 +89,8 @@ public struct InstallerPackage: Sendable, Equatable {
     public var components: [(directory: FilePath, component: InstallerComponent)]
     /// Metadata files that could not be read, as one-line messages.
     public var problems: [String]
+    /// The same, by member (`Editor.pkg/PackageInfo`, `Distribution`): nothing is taken from them.
+    public var metadataErrors: [FilePath: String] = [:]
     /// Payloads that could not be read whole, and why, by payload member (`Payload`, `Editor.pkg/Payload`).
     public var payloadErrors: [FilePath: String] = [:]
 
@@ -99,7 +101,7 @@ public struct InstallerPackage: Sendable, Equatable {
     }
 
     public static func == (a: InstallerPackage, b: InstallerPackage) -> Bool {
-        a.product == b.product && a.problems == b.problems && a.payloadErrors == b.payloadErrors
+        a.product == b.product && a.problems == b.problems && a.metadataErrors == b.metadataErrors && a.payloadErrors == b.payloadErrors
             && a.components.map(\.directory) == b.components.map(\.directory)
             && a.components.map(\.component) == b.components.map(\.component)
     }
@@ -118,23 +120,43 @@ public struct InstallerPackage: Sendable, Equatable {
         return components.last?.string == "Payload" && components.count <= 2
     }
 
-    /// The component a payload member belongs to: the one whose `PackageInfo` is beside it, or
-    /// one that says nothing (installed at `/`) when there is none.
-    public func component(ofPayload payload: FilePath) -> InstallerComponent {
-        components.first { $0.directory == payload.parent }?.component ?? InstallerComponent(identifier: nil, version: nil)
+    /// The payload among `payloads` that `member` is inside (not the payload itself). A payload is
+    /// at most two names deep (`isPayload`), so only the member's first two names are looked up:
+    /// the work is the same for the ten-thousandth component as for the first.
+    public static func payload(containing member: FilePath, among payloads: Set<FilePath>) -> FilePath? {
+        let names = member.components
+        var prefix = FilePath.here
+        for name in names.prefix(max(0, min(2, names.count - 1))) {
+            prefix = prefix.appending(name)
+            if payloads.contains(prefix) { return prefix }
+        }
+        return nil
     }
 
     /// Says of each record found inside a payload (`payloads`: the payload members opened)
     /// which component installs it and where: the component's install location joined with the
-    /// record's path in the payload.
+    /// record's path in the payload. A payload without a `PackageInfo` beside it is installed at
+    /// `/` by a component that says nothing; one whose `PackageInfo` could not be read gets that
+    /// error and no place (nothing is guessed), and a `Distribution` that could not be read is
+    /// an error on every record of the product.
     public func place(_ records: inout [BundleRecord], payloads: some Collection<FilePath>) {
+        let opened = Set(payloads)
+        var byDirectory: [FilePath: InstallerComponent] = [:]
+        for (directory, component) in components where byDirectory[directory] == nil { byDirectory[directory] = component }
+        let distribution = FilePath("Distribution")
+        let productError = metadataErrors[distribution].map { "\(distribution) could not be read (\($0)): the product is unknown" }
         for index in records.indices {
-            guard let member = records[index].member,
-                  let payload = payloads.first(where: { member.isWithin($0) && member != $0 }),
+            guard let member = records[index].member, let payload = Self.payload(containing: member, among: opened),
                   let relative = member.relative(to: payload) else { continue }
-            let component = component(ofPayload: payload)
-            records[index].installation = BundleRecord.Installation(component: component.identifier,
-                                                                    installsTo: FilePath(component.installPath(of: relative.string)))
+            let packageInfo = payload.parent.appending("PackageInfo")
+            if let error = metadataErrors[packageInfo] {
+                records[index].errors.append("\(packageInfo) could not be read (\(error)): its component and where it installs are unknown")
+            } else {
+                let component = byDirectory[payload.parent] ?? InstallerComponent(identifier: nil, version: nil)
+                records[index].installation = BundleRecord.Installation(component: component.identifier,
+                                                                        installsTo: FilePath(component.installPath(of: relative.string)))
+            }
+            if let productError { records[index].errors.append(productError) }
         }
     }
 
@@ -151,6 +173,7 @@ public struct InstallerPackage: Sendable, Equatable {
                 }
             } catch {
                 problems.append("\(path): \(error)")
+                metadataErrors[path] = "\(error)"
             }
         }
     }
