@@ -45,9 +45,6 @@ struct MountCommand: ParsableCommand {
     }
 
     func run() throws {
-        if !nonempty, let entries = try? Descriptor.open(absolutePath(mountPoint), flags: Descriptor.directoryNoFollowFinal).listDirectory(), !entries.isEmpty {
-            throw UserError("\(mountPoint) is not empty: the view would hide what it holds; mount on an empty directory, or give --nonempty")
-        }
         if !foreground { try daemonize() }
         let daemonized = ProcessInfo.processInfo.environment[Self.daemonVariable] == "1"
         if daemonized { _ = setsid() }
@@ -57,6 +54,7 @@ struct MountCommand: ParsableCommand {
         settings.allowOther = allowOther
         var plan = Daemon.Plan(roots: [absolutePath(source)], catalogue: common.catalogueFile)
         plan.view = Daemon.ViewPlan(mountPoint: absolutePath(mountPoint), settings: settings)
+        plan.view?.refusesNonEmpty = !nonempty
         plan.publish = publishing.plan
         plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
         try Daemon.start(plan, common: common, label: "bundlefs.mount") {

@@ -46,6 +46,9 @@ public final class Daemon: Sendable {
         public var settings: MountSettings
         /// After a crash, systemd restarts the service on its own dead mount: clear it first.
         public var clearsDeadMount = false
+        /// `mount` without `--nonempty`: a mount point that holds something is refused, since the
+        /// view would hide it.
+        public var refusesNonEmpty = false
 
         public init(mountPoint: FilePath, settings: MountSettings) {
             self.mountPoint = mountPoint
@@ -92,7 +95,7 @@ public final class Daemon: Sendable {
         do {
             if let viewPlan = plan.view {
                 if viewPlan.clearsDeadMount { _ = MountPoint.clearDead(at: viewPlan.mountPoint, logger: logger) }
-                try MountPoint.check(viewPlan.mountPoint, source: roots[0])
+                try MountPoint.check(viewPlan.mountPoint, source: roots[0], refusesNonEmpty: viewPlan.refusesNonEmpty)
             }
             let (catalogue, roots) = (catalogue, roots)
             let watcher = try Watcher(catalogue: catalogue, roots: roots, settings: plan.watch, options: plan.scan, logger: logger)

@@ -6,7 +6,7 @@ import Glibc
 /// Checks a mount point before mounting, so that the user gets a sentence naming the problem
 /// rather than libfuse's errno.
 public enum MountPoint {
-    public static func check(_ mountPoint: FilePath, source: FilePath) throws(MountError) {
+    public static func check(_ mountPoint: FilePath, source: FilePath, refusesNonEmpty: Bool = false) throws(MountError) {
         var status = stat()
         let result = (try? mountPoint.withCString { stat($0, &status) }) ?? -1
         if result != 0 {
@@ -32,6 +32,9 @@ public enum MountPoint {
         }
         if source.isWithin(mountPoint) {
             throw MountError("the source \(source) is inside the mount point \(mountPoint): mounting would hide it")
+        }
+        if refusesNonEmpty, let entries = try? Descriptor.open(mountPoint, flags: Descriptor.directoryNoFollowFinal).listDirectory(), !entries.isEmpty {
+            throw MountError("\(mountPoint) is not empty: the view would hide what it holds; mount on an empty directory, or give --nonempty")
         }
     }
 
