@@ -78,4 +78,24 @@ import TestSupport
             #expect(application.record.isApplication && application.record.errors == [], "\(application.record.errors)")
         }
     }
+
+    /// Rule 29a's other layouts, on Debian's packages that ship both halves: Gorm's palettes
+    /// (`Applications/Gorm.app/Resources/0Menus.palette/Resources` links to
+    /// `share/GNUstep/Gorm.app/0Menus.palette`), Grr's file-by-file links, Cynthiune's framework
+    /// (`Versions/0/Resources` links into `share/GNUstep/Frameworks`) and bundles. Whole, nothing
+    /// in them has an error, and nothing under share/GNUstep is a bundle: each half is a folder.
+    @Test(.enabled(if: ["gorm.app", "grr.app", "cynthiune.app"].allSatisfy { DebianPackages.unpacked($0) != nil },
+                   Comment(rawValue: DebianPackages.skipMessage("gorm.app, grr.app and cynthiune.app"))))
+    func debiansSharedHalvesOfEveryLayoutAreFolders() throws {
+        let roots = ["gorm.app", "grr.app", "cynthiune.app"].map { Paths.join(DebianPackages.unpacked($0)!, "usr") }
+        let catalogue = try catalogue(indexing: roots)
+        for root in roots {
+            let bundles = try catalogue.bundles(matching: BundleQuery(under: FilePath(root)))
+            #expect(bundles.filter { !$0.record.errors.isEmpty }.map(\.record.key) == [], "\(root)")
+            #expect(bundles.filter { $0.record.key.string.contains("/share/GNUstep/") }.map(\.record.key) == [], "\(root)")
+            let folders = try catalogue.bundles(matching: BundleQuery(kind: "folder", under: FilePath(Paths.join(root, "share/GNUstep"))))
+            #expect(!folders.isEmpty, "\(root)")
+        }
+        #expect(Self.names(try catalogue.handlers(of: .file(extension: "gorm"))) == ["Gorm.app"])
+    }
 }

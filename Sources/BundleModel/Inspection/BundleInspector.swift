@@ -75,7 +75,8 @@ struct Inspection {
         if layout == nil && record.packageReasons.isEmpty { return nil }
 
         let info = layout.flatMap { findInfoFile(bundle: directory.relativePath, layout: $0, topListing: listing) }
-        if namedLikeBundle && (FolderNamedLikeBundle.applies(hasInfoFile: info != nil, entries: directory.entries) || isDebianSharedHalf(directory)) {
+        if (namedLikeBundle && FolderNamedLikeBundle.applies(hasInfoFile: info != nil, entries: directory.entries))
+            || ((namedLikeBundle || info != nil) && isDebianSharedHalf(directory)) {
             record.kind = .folder
             return record
         }
