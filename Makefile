@@ -11,7 +11,7 @@ DEMO := .demo
 # The toolchain lives in /opt/swift on these machines.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps build release test package-test deb bench fuzz sample demo man install uninstall clean
+.PHONY: deps build release test package-test deb bench fuzz gnustep-compare sample demo man install uninstall clean
 
 # The version is written once, in Swift (`bundlefs --version` prints it); the package takes it from there.
 VERSION := $(shell sed -n 's/^ *\(package \)\{0,1\}static let string = "\(.*\)"$$/\2/p' Sources/CatalogueCommands/Version.swift)
@@ -74,6 +74,15 @@ ITERATIONS ?= 2000000
 fuzz: deps
 	$(SWIFT) build -c release --product bundlefs-fuzz
 	.build/release/bundlefs-fuzz --iterations $(ITERATIONS) $(if $(SEED),--seed $(SEED))
+
+# Launch Services against GNUstep's own NSWorkspace on Debian's GNUstep applications, fetched with
+# apt-get download (Docs/launch-services.md, "Against GNUstep"): prints how many extensions agree.
+GNUSTEP_PACKAGES := gobjc libgnustep-gui-dev gnustep-make gnustep-gui-runtime
+gnustep-compare:
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(GNUSTEP_PACKAGES)"
+	$(SWIFT) build --product bundlefs
+	$(SWIFT) build --product bundlefs-full
+	.ci/gnustep-compare/run
 
 # Regenerates the sample tree that ships in Sample/ (a test checks the two agree).
 sample:

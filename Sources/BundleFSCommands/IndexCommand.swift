@@ -50,6 +50,11 @@ struct IndexCommand: ParsableCommand {
     static func describe(_ summary: IndexSummary) -> String {
         var text = "\(TerminalText.safe(summary.root.string)): \(summary.bundlesUnderRoot) bundles and packages"
         if summary.bundlesWithErrors > 0 { text += " (\(summary.bundlesWithErrors) with errors)" }
+        switch summary.foldersNamedLikeBundles {
+        case 0: break
+        case 1: text += ", 1 folder named like a bundle"
+        case let count: text += ", \(count) folders named like bundles"
+        }
         text += " in \(summary.directoriesVisited) directories; \(summary.bundlesRead) read, \(summary.directoriesListed) directories listed"
         if summary.removedBundles > 0 || summary.removedDirectories > 0 {
             text += ", \(summary.removedBundles) bundles and \(summary.removedDirectories) directories gone"

@@ -12,7 +12,7 @@ struct OpenWithCommand: ParsableCommand {
         discussion: """
             Answers from the catalogue what a Mac's Launch Services answers (BUNDLES.md rules 28 to 30): \
             applications' CFBundleDocumentTypes and CFBundleURLTypes, ranked Owner, Default, Alternate \
-            (None only with --all), exact claims before claims through a type's conformance, claims of \
+            (rank or role None only with --all, and never the default), exact claims before claims through a type's conformance, claims of \
             everything last, newer versions first. The first is the default application. A PATH's \
             type comes from its extension; a folder is public.folder. With --database, every host's \
             installed applications (or --host's) are ranked together. See Docs/launch-services.md.
@@ -45,7 +45,7 @@ struct OpenWithCommand: ParsableCommand {
     @Option(help: "Only applications in this role (an editor also views).")
     var role: RoleOption?
 
-    @Flag(help: "Also list claims of rank None.")
+    @Flag(help: "Also list claims of rank None and of role None (an icon, not a handler).")
     var all = false
 
     @Flag(help: "Print a JSON array.")
@@ -94,6 +94,7 @@ struct OpenWithCommand: ParsableCommand {
             records[key(handler.application.host, handler.application.path)].map { DisplayNames.sanitized($0.displayName(for: languages), realName: $0.name.string) }
                 ?? handler.application.path.lastComponent.string
         }
+        let defaultIndex = HandlerRanking.defaultIndex(handlers, role: role?.role)
         if json {
             print(JSONValue.array(handlers.enumerated().map { index, handler in
                 var members: [(String, JSONValue)] = handler.application.host.map { [("host", .string($0))] } ?? []
@@ -106,7 +107,7 @@ struct OpenWithCommand: ParsableCommand {
                     ("role", .string(handler.claim.role.rawValue)),
                     ("claim", .string(Self.describe(handler.claim.target))),
                 ]
-                if index == 0 { members.append(("default", .bool(true))) }
+                if index == defaultIndex { members.append(("default", .bool(true))) }
                 return .object(members)
             }).serialized(pretty: true))
             return

@@ -11,7 +11,7 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An identifier, or a glob with * and ?.", valueName: "id-or-glob"))
     var identifier: String?
 
-    @Option(help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, backup (a Time Machine backup), or a raw package type.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, backup (a Time Machine backup), folder (a folder named like a bundle, listed only when asked for), or a raw package type.", valueName: "kind"))
     var kind: String?
 
     @Option(help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))

@@ -12,7 +12,8 @@ struct TypesCommand: ParsableCommand {
             Each type with its description, extensions, MIME types, the types it conforms to (the whole \
             closure) and who declares it: the system, or applications' UTExportedTypeDeclarations and \
             UTImportedTypeDeclarations. The system's declaration counts first, then an export, then an \
-            import (BUNDLES.md rule 28, Docs/launch-services.md).
+            import (BUNDLES.md rule 28, Docs/launch-services.md). Without a catalogue, the system's \
+            declarations alone.
             """)
 
     @Argument(help: "A uniform type identifier (any case).")
@@ -30,7 +31,7 @@ struct TypesCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let database = try common.openCatalogue(.readOnly).typeDatabase()
+        let database = try Self.typeDatabase(common)
         var keys = database.declarations.keys.sorted()
         if let identifier { keys = keys.filter { $0 == TypeDatabase.key(identifier) } }
         if let fileExtension {
@@ -67,6 +68,20 @@ struct TypesCommand: ParsableCommand {
             ])
         }
         print(table.rendered())
+    }
+}
+
+extension TypesCommand {
+    /// The system's table is in the binary: with no catalogue yet, it answers alone; with one, the
+    /// installed applications' declarations join it. A catalogue that is there but unusable is an error.
+    static func typeDatabase(_ common: CommonOptions) throws -> TypeDatabase {
+        do {
+            return try Catalogue(path: common.catalogueFile, mode: .readOnly).typeDatabase()
+        } catch CatalogueError.missing {
+            return TypeDatabase.standardSystemDatabase
+        } catch let error as CatalogueError {
+            throw UserError("\(error)")
+        }
     }
 }
 

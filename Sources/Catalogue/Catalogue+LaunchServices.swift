@@ -14,16 +14,11 @@ extension Catalogue {
             let types = try Self.typeDatabase(db, reaching: question)
             let matcher = HandlerRanking.Matcher(question: question, types: types)
             // In a fixed order: of an application's claims that rank alike, the first read is the one shown.
-            // A type is stored lower-cased; an answer names it as its declaration spells it.
+            // A type is stored lower-cased; an answer names it as its declaration spells it (as PostgreSQL's does).
             let targets = matcher.claimableTargets.sorted { LaunchRows.columns($0) < LaunchRows.columns($1) }
-                .compactMap { target in matcher.match(target).map { (Self.spelled(target, types), $0.steps, $0.isEverything) } }
+                .compactMap { target in matcher.match(target).map { (types.spelled(target), $0.steps, $0.isEverything) } }
             return try ClaimMerge.handlers(db, targets, role: role, all: all, limit: limit)
         }
-    }
-
-    static func spelled(_ target: LaunchClaim.Target, _ types: TypeDatabase) -> LaunchClaim.Target {
-        guard case let .type(key) = target, let declared = types.declaration(key)?.identifier else { return target }
-        return .type(declared)
     }
 
     /// The type database with every declaration of every type the question reaches: the system's

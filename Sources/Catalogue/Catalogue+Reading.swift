@@ -28,12 +28,17 @@ extension Catalogue {
         try CatalogueQueries.fetchBundles(db, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE path = ?", arguments: [.text(path.string)]).first
     }
 
-    /// How many bundles and directories there are under a root, for summaries.
-    public func counts(under root: FilePath) throws -> (bundles: Int, directories: Int, withErrors: Int) {
+    /// How many bundles and directories there are under a root, for summaries. Folders that only
+    /// carry a bundle's extension (kind `folder`) are counted apart: they are no bundles.
+    public func counts(under root: FilePath) throws -> (bundles: Int, directories: Int, withErrors: Int, folders: Int) {
         try read { db in
             let bounds = Self.subtreeArguments(root)
-            let bundles = try Row.fetchOne(db, sql: "SELECT count(*), count(CASE WHEN error_count > 0 THEN 1 END) FROM bundles WHERE \(Self.subtreeCondition)", arguments: bounds)
-            return (bundles?[0] ?? 0, try Self.directoryCount(db, bounds), bundles?[1] ?? 0)
+            let bundles = try Row.fetchOne(db, sql: """
+                SELECT count(CASE WHEN kind <> 'folder' THEN 1 END), count(CASE WHEN error_count > 0 AND kind <> 'folder' THEN 1 END),
+                       count(CASE WHEN kind = 'folder' THEN 1 END)
+                FROM bundles WHERE \(Self.subtreeCondition)
+                """, arguments: bounds)
+            return (bundles?[0] ?? 0, try Self.directoryCount(db, bounds), bundles?[1] ?? 0, bundles?[2] ?? 0)
         }
     }
 

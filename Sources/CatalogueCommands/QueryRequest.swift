@@ -102,8 +102,10 @@ package struct QueryRequest: Equatable, Sendable {
         return resolved
     }
 
-    /// Rules 31 and 32 on a record (what the local catalogue's query applies in SQL and Swift).
+    /// Rules 31 and 32 on a record, and folders named like bundles only when asked for by kind
+    /// (what the local catalogue's query applies in SQL and Swift).
     static func admits(_ query: BundleQuery, _ record: BundleRecord) -> Bool {
+        if query.kind == nil && record.kind == .folder { return false }
         if let type = query.plugInType, !PlugInProvision.plugInTypes(record.infoDictionary).contains(type) { return false }
         if let point = query.extensionPoint, PlugInProvision.extensionPoint(record.infoDictionary) != point { return false }
         return query.runsOn?.admits(record) ?? true

@@ -20,7 +20,8 @@ package enum CatalogueQueries {
                 require("identifier = ? COLLATE NOCASE", [identifier])
             }
         }
-        if let kind = query.kind { require("kind = ?", [kind]) }
+        // Folders that only carry a bundle's extension are no bundles: listed when asked for by kind.
+        if let kind = query.kind { require("kind = ?", [kind]) } else { require("kind <> 'folder'") }
         if let under = query.under { require(Self.subtreeCondition, Self.subtreeValues(under)) }
         if let uuidKey = query.uuidKey { require("id IN (SELECT bundle_id FROM binaries WHERE uuid_key = ?)", [uuidKey]) }
         if let inArchives = query.inArchives { require(inArchives ? "archive IS NOT NULL" : "archive IS NULL") }

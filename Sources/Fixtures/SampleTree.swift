@@ -150,6 +150,6 @@ public enum SampleTree {
         tree.text("Oddities/Half.app/Contents/Resources/de.lproj/InfoPlist.strings", "CFBundleDisplayName = \"Halb;\n")
         tree.plist("Oddities/Half.app/Contents/Info.plist", .dictionary(["CFBundleIdentifier": .string("org.example.Half")]))
         tree.symlink("Oddities/Escape.app/Contents/Info.plist", to: "../../../../../etc/hostname")
-        tree.text("Oddities/Empty.app/README.txt", "An .app with no bundle structure: a package, with an error.\n")
+        tree.text("Oddities/Empty.app/README.txt", "An .app with no bundle structure: a folder named like a bundle, shown as a package, without an error.\n")
     }
 }

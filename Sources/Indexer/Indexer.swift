@@ -16,6 +16,8 @@ public struct IndexSummary: Sendable {
     public var bundlesRead = 0
     public var bundlesUnderRoot = 0
     public var bundlesWithErrors = 0
+    /// Folders that only carry a bundle's extension (`FolderNamedLikeBundle`), not in `bundlesUnderRoot`.
+    public var foldersNamedLikeBundles = 0
     public var removedDirectories = 0
     public var removedBundles = 0
     public var claimedExtensions: [String] = []
@@ -88,6 +90,7 @@ public struct Indexer: Sendable {
         summary.bundlesRead = progress.bundlesRead
         summary.bundlesUnderRoot = counts.bundles
         summary.bundlesWithErrors = counts.withErrors
+        summary.foldersNamedLikeBundles = counts.folders
         summary.removedDirectories = staleDirectories.count
         summary.removedBundles = staleBundles.count
         summary.problems = result.problems

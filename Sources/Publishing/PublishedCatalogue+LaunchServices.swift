@@ -36,7 +36,13 @@ extension PublishedCatalogue {
         var hostsWithoutClaims = "SELECT host FROM bundlefs_hosts WHERE rows_version < $1"
         if host != nil { hostsWithoutClaims += " AND host = $2" }
         let stale = try connection.execute(hostsWithoutClaims + " ORDER BY host", [String(PublishedSchema.rowsVersion)] + (host.map { [$0] } ?? []))
-        return PublishedHandlers(handlers: Self.spelledAsDeclared(handlers, records), records: records,
+        // Claims are kept lower-cased; an answer names a type as its declaration spells it, as the local catalogue's does.
+        let spelled = handlers.map { handler in
+            var handler = handler
+            handler.claim.target = types.spelled(handler.claim.target)
+            return handler
+        }
+        return PublishedHandlers(handlers: spelled, records: records,
                                  hostsWithoutClaims: stale.rows.compactMap { $0[0] })
     }
 
@@ -130,26 +136,6 @@ extension PublishedCatalogue {
             """, [PostgresArray.literal(applications.map(\.host)), PostgresArray.literal(applications.map { Hex.string(PublishedRows.key($0.path)) })])
         return try rows.rows.map { row in
             PublishedBundle(host: row[0] ?? "", record: try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[1])))
-        }
-    }
-
-    /// Claimed types as the application's Info dictionary spells them: the rows hold them
-    /// lower-cased, for lookups without case.
-    static func spelledAsDeclared(_ handlers: [HandlerRanking.Handler], _ records: [PublishedBundle]) -> [HandlerRanking.Handler] {
-        var byApplication: [String: [FilePath: BundleRecord]] = [:]
-        for bundle in records { byApplication[bundle.host, default: [:]][bundle.record.key] = bundle.record }
-        return handlers.map { handler in
-            guard case .type = handler.claim.target, let record = byApplication[handler.application.host ?? ""]?[handler.application.path] else {
-                return handler
-            }
-            let stored = LaunchRows.columns(handler.claim.target)
-            var spelled = handler
-            if let declared = LaunchRows.claims(of: record).first(where: {
-                LaunchRows.columns($0.target) == stored && $0.role == handler.claim.role && $0.rank == handler.claim.rank
-            }) {
-                spelled.claim = declared
-            }
-            return spelled
         }
     }
 }

@@ -270,10 +270,32 @@ func inspect(_ relative: String, in tree: TreeWriter, claimed: Set<String> = [])
         #expect(broken.isBundle && broken.errors.first?.hasPrefix("Contents/Info.plist: line") == true)
         let array = try #require(try inspect("Array.app", in: tree))
         #expect(array.errors == ["Contents/Info.plist: the root is a array, not a dictionary"] || array.errors.first?.contains("not a dictionary") == true)
+        // A folder that only carries the extension is no broken bundle: a folder so named, which a
+        // Mac still shows as one item.
         let empty = try #require(try inspect("Empty.app", in: tree))
         #expect(!empty.isBundle && empty.isPackage)
-        #expect(empty.kind == "application")
-        #expect(empty.errors.first?.contains("no bundle structure") == true)
+        #expect(empty.kind == "folder" && empty.errors == [])
+        // A Mac bundle whose Contents/ lacks its Info.plist is a broken bundle, and says so.
+        tree.directory("NoInfo.app/Contents/MacOS")
+        let noInfo = try #require(try inspect("NoInfo.app", in: tree))
+        #expect(noInfo.isBundle && noInfo.kind == "application" && noInfo.errors.first?.contains("no Info.plist") == true, "\(noInfo.errors)")
+    }
+
+    /// Debian's folders named like bundles (issue 38): documentation folders of packages whose
+    /// names end in `.app`, library folders under /usr/lib, header-only frameworks. None is a
+    /// bundle, none has an error.
+    @Test func foldersNamedLikeBundlesAreFoldersWithoutErrors() throws {
+        tree.text("usr/share/doc/libfoo.app/copyright", "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n")
+        tree.text("usr/share/doc/libfoo.app/changelog.Debian.gz", "")
+        tree.text("usr/lib/x86_64-linux-gnu/nagios.app/lib/plugin.so", "")
+        tree.text("usr/include/Header.framework/Versions/A/Headers/header.h", "int f(void);\n")
+        tree.symlink("usr/include/Header.framework/Versions/Current", to: "A")
+        tree.symlink("usr/include/Header.framework/Headers", to: "Versions/Current/Headers")
+        for path in ["usr/share/doc/libfoo.app", "usr/lib/x86_64-linux-gnu/nagios.app", "usr/include/Header.framework"] {
+            let record = try #require(try inspect(path, in: tree), "\(path)")
+            #expect(record.kind == "folder" && !record.isBundle && record.errors == [], "\(path): \(record.errors)")
+            #expect(record.isPackage == !path.hasSuffix(".framework"), "\(path)")
+        }
     }
 
     @Test func brokenInfoPlistStringsIsAnErrorAndTheRestStays() throws {

@@ -212,6 +212,43 @@ import Testing
         ])
     }
 
+    /// Rule 29, as GNUstep's make_services reads NSTypes: NSUnixExtensions only (not
+    /// NSDOSExtensions), `*` a literal extension, an absent or empty NSRole an editor.
+    @Test func gnustepNSTypesAreReadAsMakeServicesReadsThem() {
+        let claims = LaunchClaim.claims(in: Self.info(["NSTypes": .array([
+            .dictionary(["NSUnixExtensions": .array([.string("vcf")]), "NSDOSExtensions": .array([.string("vcd")])]),
+            .dictionary(["NSUnixExtensions": .array([.string("ics")]), "NSRole": .string("")]),
+            .dictionary(["NSUnixExtensions": .array([.string("*")]), "NSRole": .string("Viewer")]),
+        ])]))
+        #expect(claims == [
+            LaunchClaim(target: .fileExtension("vcf"), role: .editor, rank: .default),
+            LaunchClaim(target: .fileExtension("ics"), role: .editor, rank: .default),
+            LaunchClaim(target: .fileExtension("*"), role: .viewer, rank: .default),
+        ])
+        // `*` is an extension like any other: it opens a file named `x.*`, not every document.
+        let app = HandlerRanking.Application(path: "/Apps/Star.app", identifier: "org.example.star", version: "1", claims: claims)
+        #expect(HandlerRanking.handlers(of: .file(extension: "txt"), among: [app], types: Self.database()).isEmpty)
+        #expect(Self.names(HandlerRanking.handlers(of: .file(extension: "*"), among: [app], types: Self.database())) == ["Star.app"])
+        #expect(Self.names(HandlerRanking.handlers(of: .file(extension: "vcf"), among: [app], types: Self.database(), role: .editor)) == ["Star.app"])
+    }
+
+    /// Rule 29: a claim of role None declares an icon, not a handler: listed only with `all`, and
+    /// never the default application.
+    @Test func aClaimOfRoleNoneIsListedOnlyWithAll() {
+        let icon = Self.application("/Apps/Icon.app", documentTypes: [Self.documentType([
+            "CFBundleTypeExtensions": .array([.string("pikogrid")]), "CFBundleTypeRole": .string("None"), "LSHandlerRank": .string("Owner"),
+        ])]).0
+        let editor = Self.application("/Apps/Editor.app", documentTypes: [Self.documentType([
+            "CFBundleTypeExtensions": .array([.string("pikogrid")]), "CFBundleTypeRole": .string("Editor"), "LSHandlerRank": .string("Alternate"),
+        ])]).0
+        #expect(HandlerRanking.handlers(of: .file(extension: "pikogrid"), among: [icon], types: Self.database()).isEmpty)
+        let all = HandlerRanking.handlers(of: .file(extension: "pikogrid"), among: [icon, editor], types: Self.database(), all: true)
+        #expect(Self.names(all) == ["Icon.app", "Editor.app"])
+        #expect(HandlerRanking.defaultIndex(all, role: nil) == 1)
+        #expect(HandlerRanking.defaultIndex(Array(all.prefix(1)), role: nil) == nil)
+        #expect(Self.names(HandlerRanking.handlers(of: .file(extension: "pikogrid"), among: [icon, editor], types: Self.database())) == ["Editor.app"])
+    }
+
     /// The ranking sorts by keys worked out once per handler; its order is still rule 30's pairwise
     /// one, versions that compare the same (`1.0` and `1.00`) falling through to the path.
     @Test func theKeyedSortKeepsRule30sOrder() {

@@ -74,6 +74,68 @@ import Testing
         #expect(Self.ancestors(of: type).contains("public.item"), "\(type)")
     }
 
+    /// Rule 28: every type Apple's UTCoreTypes.h declares (CoreServices, the macOS 10.15 SDK's
+    /// copy), written out, is a row citing the header; `.ci/compare-system-types` checks the
+    /// same against the header itself.
+    static let coreTypesHeader: [String] = [
+        "public.item", "public.content", "public.composite-content", "public.message", "public.contact",
+        "public.archive", "public.disk-image", "public.data", "public.directory", "com.apple.resolvable",
+        "public.symlink", "public.executable", "com.apple.mount-point", "com.apple.alias-file",
+        "com.apple.alias-record", "com.apple.bookmark", "public.url", "public.file-url", "public.text",
+        "public.plain-text", "public.utf8-plain-text", "public.utf16-external-plain-text", "public.utf16-plain-text",
+        "public.delimited-values-text", "public.comma-separated-values-text", "public.tab-separated-values-text",
+        "public.utf8-tab-separated-values-text", "public.rtf", "public.html", "public.xml", "public.source-code",
+        "public.assembly-source", "public.c-source", "public.objective-c-source", "public.swift-source",
+        "public.c-plus-plus-source", "public.objective-c-plus-plus-source", "public.c-header",
+        "public.c-plus-plus-header", "com.sun.java-source", "public.script", "com.apple.applescript.text",
+        "com.apple.applescript.script", "com.apple.applescript.script-bundle", "com.netscape.javascript-source",
+        "public.shell-script", "public.perl-script", "public.python-script", "public.ruby-script", "public.php-script",
+        "public.json", "com.apple.property-list", "com.apple.xml-property-list", "com.apple.binary-property-list",
+        "com.adobe.pdf", "com.apple.rtfd", "com.apple.flat-rtfd", "com.apple.txn.text-multimedia-data",
+        "com.apple.webarchive", "public.image", "public.jpeg", "public.jpeg-2000", "public.tiff", "com.apple.pict",
+        "com.compuserve.gif", "public.png", "com.apple.quicktime-image", "com.apple.icns", "com.microsoft.bmp",
+        "com.microsoft.ico", "public.camera-raw-image", "public.svg-image", "com.apple.live-photo",
+        "public.audiovisual-content", "public.movie", "public.video", "public.audio", "com.apple.quicktime-movie",
+        "public.mpeg", "public.mpeg-2-video", "public.mpeg-2-transport-stream", "public.mp3", "public.mpeg-4",
+        "public.mpeg-4-audio", "com.apple.protected-mpeg-4-audio", "com.apple.protected-mpeg-4-video", "public.avi",
+        "public.aiff-audio", "com.microsoft.waveform-audio", "public.midi-audio", "public.playlist",
+        "public.m3u-playlist", "public.folder", "public.volume", "com.apple.package", "com.apple.bundle",
+        "com.apple.plugin", "com.apple.metadata-importer", "com.apple.quicklook-generator", "com.apple.xpc-service",
+        "com.apple.framework", "com.apple.application", "com.apple.application-bundle", "com.apple.application-file",
+        "public.unix-executable", "com.microsoft.windows-executable", "com.sun.java-class", "com.sun.java-archive",
+        "com.apple.systempreference.prefpane", "org.gnu.gnu-zip-archive", "public.bzip2-archive", "public.zip-archive",
+        "public.spreadsheet", "public.presentation", "public.database", "public.vcard", "public.to-do-item",
+        "public.calendar-event", "public.email-message", "com.apple.internet-location", "com.apple.ink.inktext",
+        "public.font", "public.bookmark", "public.3d-content", "com.rsa.pkcs-12", "public.x509-certificate",
+        "org.idpf.epub-container", "public.log",
+    ]
+
+    @Test func everyTypeOfUTCoreTypesIsARowCitingIt() {
+        #expect(Self.coreTypesHeader.count == 128)
+        #expect(Self.coreTypesHeader.filter { Self.rows[$0.lowercased()] == nil } == [])
+        #expect(Self.coreTypesHeader.filter { Self.rows[$0.lowercased()].map { !$0.source.contains("UTCoreTypes.h") } ?? false } == [])
+    }
+
+    /// The extensions issue 38 found without a type, and the types macOS declares for them.
+    @Test(arguments: [
+        ("js", "com.netscape.javascript-source"), ("java", "com.sun.java-source"), ("jar", "com.sun.java-archive"),
+        ("bmp", "com.microsoft.bmp"), ("ico", "com.microsoft.ico"), ("wav", "com.microsoft.waveform-audio"),
+        ("epub", "org.idpf.epub-container"), ("webarchive", "com.apple.webarchive"), ("dmg", "com.apple.disk-image-udif"),
+        ("ps", "com.adobe.postscript"), ("md", "net.daringfireball.markdown"), ("xz", "org.tukaani.xz-archive"),
+        ("xar", "com.apple.xar-archive"), ("class", "com.sun.java-class"),
+    ])
+    func coreTypesHaveTheirExtensions(ext: String, type: String) {
+        #expect(TypeDatabase.standardSystemDatabase.types(forExtension: ext) == [type])
+        #expect(Self.ancestors(of: type).contains("public.data"), "\(type)")
+    }
+
+    /// The header: MPEG-4 audio is an MPEG-4 file (so a movie player claiming public.mpeg-4 is
+    /// offered an `.m4a`), which the dump's declaration leaves out.
+    @Test func mpeg4AudioIsMPEG4() {
+        #expect(Self.rows["public.mpeg-4-audio"]?.declaration.conformsTo == ["public.audio", "public.mpeg-4"])
+        #expect(TypeDatabase.standardSystemDatabase.conforms("public.mpeg-4-audio", to: "public.movie"))
+    }
+
     /// A zip archive is PKWARE's format, and an archive: the chain a Mac declares.
     @Test func zipConformsThroughPKWare() {
         #expect(Self.rows["public.zip-archive"]?.declaration.conformsTo == ["com.pkware.zip-archive"])

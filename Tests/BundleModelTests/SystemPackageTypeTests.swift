@@ -19,7 +19,7 @@ import TestSupport
         // Xcode and Instruments
         "xcodeproj", "xcworkspace", "xcarchive", "dsym", "playground", "docset", "xcplugin", "trace", "xcdatamodeld",
         // applications that ship with macOS
-        "sparsebundle", "photoslibrary", "photolibrary", "workflow", "action", "safariextension",
+        "sparsebundle", "photoslibrary", "photolibrary", "workflow", "action", "safariextension", "download",
         // iWork: documents, templates, -tef variants
         "pages", "pages-tef", "template", "numbers", "numbers-tef", "nmbtemplate", "key", "key-tef", "kth",
         // CoreTypes: installers, plug-ins and extensions, media, passes

@@ -96,6 +96,27 @@ import TestSupport
         #expect(try bundlefs("types", "org.example.unknown").status == 1)
     }
 
+    /// The system's types are in the binary: `types` answers them with no catalogue (a fresh
+    /// machine), and adds the applications' declarations once there is one.
+    @Test func typesAnswersTheSystemsTableWithoutACatalogue() throws {
+        #expect(!FileManager.default.fileExists(atPath: catalogue))
+        let png = try bundlefs("types", "--extension", "png", "--json")
+        #expect(png.status == 0, "\(png.standardError)")
+        #expect(try JSONValue.parse(png.standardOutput).arrayValue?.map { $0["identifier"] } == [.string("public.png")])
+        #expect(try bundlefs("types", "org.example.sketch").status == 1)
+        // Nothing was created by asking.
+        #expect(!FileManager.default.fileExists(atPath: catalogue))
+        writeTree()
+        #expect(try bundlefs("index", tree.root).status == 0)
+        #expect(try bundlefs("types", "org.example.sketch").status == 0)
+        // A file that is not a catalogue is still refused, and left alone.
+        let other = temporary.appending("notes.txt")
+        #expect(FileManager.default.createFile(atPath: other, contents: Data("notes".utf8)))
+        let refused = try Subprocess.bundlefs(["types", "--extension", "png"], catalogue: other)
+        #expect(refused.status != 0 && refused.standardError.contains("not a bundlefs catalogue"), "\(refused)")
+        #expect(try String(contentsOfFile: other, encoding: .utf8) == "notes")
+    }
+
     @Test func answersFollowAReindex() throws {
         writeTree()
         #expect(try bundlefs("index", tree.root).status == 0)
@@ -104,6 +125,29 @@ import TestSupport
         #expect(try bundlefs("index", tree.root).status == 0)
         // Its export gone, the viewer's import declares the type and opens it.
         #expect(try identifiers("open-with", "--extension", "sketch") == ["org.example.viewer", "org.example.browser"])
+    }
+
+    /// Rule 29: role None declares an icon (PikoPixel's `pikogrid` in Debian): the catalogue lists
+    /// it only with --all, and never as the default application.
+    @Test func aClaimOfRoleNoneIsNoHandler() throws {
+        tree.macApp("Apps/Icon.app", identifier: "org.example.icon", info: [
+            "CFBundleDocumentTypes": .array([Self.documentType([
+                "CFBundleTypeExtensions": .array([.string("pikogrid")]), "CFBundleTypeRole": .string("None"), "LSHandlerRank": .string("Owner"),
+            ])]),
+        ])
+        #expect(try bundlefs("index", tree.root).status == 0)
+        let none = try bundlefs("open-with", "--extension", "pikogrid")
+        #expect(none.status == 1 && none.standardError.contains("no application claims"), "\(none.standardOutput)")
+        tree.macApp("Apps/Editor.app", identifier: "org.example.editor", info: [
+            "CFBundleDocumentTypes": .array([Self.documentType([
+                "CFBundleTypeExtensions": .array([.string("pikogrid")]), "CFBundleTypeRole": .string("Editor"), "LSHandlerRank": .string("Alternate"),
+            ])]),
+        ])
+        #expect(try bundlefs("index", tree.root).status == 0)
+        #expect(try identifiers("open-with", "--extension", "pikogrid") == ["org.example.editor"])
+        let all = try JSONValue.parse(try bundlefs("open-with", "--extension", "pikogrid", "--all", "--json").standardOutput).arrayValue ?? []
+        #expect(all.map { $0["identifier"] } == [.string("org.example.icon"), .string("org.example.editor")])
+        #expect(all.map { $0["default"] } == [nil, .bool(true)])
     }
 
     /// The catalogue keeps a claimed type lower-cased; an answer names it as its declaration

@@ -44,11 +44,31 @@ import TestSupport
         #expect(try Subprocess.bundlefs(["open-with", "--host", "alpha", "--extension", "note"], catalogue: catalogue).status != 0)
     }
 
+    /// One spelling of a claimed type, from one function, for the local catalogue and PostgreSQL:
+    /// an application claiming `Public.JPEG` is answered with the type as the system declares it.
+    @Test func aClaimedTypeIsSpelledAlikeLocallyAndInPostgreSQL() throws {
+        let server = try PostgresServer()
+        let tree = TreeWriter(root: temporary.appending("alpha"))
+        tree.macApp("Apps/Photos.app", identifier: "org.example.photos", info: ["CFBundleDocumentTypes": .array([.dictionary([
+            "LSItemContentTypes": .array([.string("Public.JPEG")]), "CFBundleTypeRole": .string("Viewer"),
+        ])])])
+        let catalogue = temporary.appending("alpha.sqlite")
+        #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
+        #expect(try Subprocess.bundlefs(["publish", server.url, "--host", "alpha"], catalogue: catalogue).status == 0)
+        func claims(_ extra: [String]) throws -> [String?] {
+            let answer = try Subprocess.bundlefs(["open-with", "--extension", "jpg", "--json"] + extra, catalogue: catalogue)
+            #expect(answer.status == 0, "\(answer.standardError)")
+            return try JSONValue.parse(answer.standardOutput).arrayValue?.map { $0["claim"]?.stringValue } ?? []
+        }
+        #expect(try claims([]) == ["type public.jpeg"])
+        #expect(try claims(["--database", server.url]) == ["type public.jpeg"])
+    }
+
     /// An answer reads the applications that declare a type the question reaches and those that
     /// claim what it matches, not every one: an application whose record is unreadable in
     /// PostgreSQL but that has nothing to do with the question does not break it (reading every
     /// record did). A type one host's application declares is claimed by another host's, and the
-    /// claim is spelled as declared (the claims table keeps it lower-cased).
+    /// claim is spelled as the type's declaration spells it (the claims table keeps it lower-cased).
     @Test func onlyApplicationsThatCanMatchAreRead() throws {
         let server = try PostgresServer()
         let alpha = TreeWriter(root: temporary.appending("alpha")), beta = TreeWriter(root: temporary.appending("beta"))

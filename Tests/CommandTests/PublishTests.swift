@@ -45,13 +45,17 @@ import TestSupport
         #expect(published.standardOutput.contains("as host alpha"))
         let count = try JSONValue.parse(try bundlefs(["query", "--json"]).standardOutput).arrayValue?.count ?? 0
         #expect(count > 20)
-        #expect(try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'alpha'") == "\(count)")
+        // Every record is published, folders named like bundles too (query lists them by kind).
+        let folders = try JSONValue.parse(try bundlefs(["query", "--json", "--kind", "folder"]).standardOutput).arrayValue?.count ?? 0
+        #expect(folders > 0)
+        #expect(try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'alpha'") == "\(count + folders)")
 
         let uuid = BinarySlice.canonicalUUID(BenchmarkTree.uuid(0))
         let queries: [[String]] = [
             [], ["org.gnustep.Chess"], ["ORG.GNUSTEP.CHESS"], ["com.example.*"], ["*writer*"], ["com.example.?ytes"], ["--kind", "framework"],
             ["--under", tree.path("Names")], ["--under", tree.path("Names/\(PublishNames.nfd)")], ["--arch", "arm64"], ["--arch", "x86_64"],
             ["--in-archives"], ["--no-archives", "--kind", "application"], ["no.such.identifier"], ["--uuid", uuid], ["--kind", "backup"],
+            ["--kind", "folder"],
         ] + (try sampleUUIDs()).map { ["--uuid", $0] }
         for query in queries {
             let local = try bundlefs(["query", "--json"] + query)

@@ -96,8 +96,11 @@ import Glibc
         let local = try Subprocess.bundlefs(["query", "--json"], catalogue: Paths.join(cache, "bundlefs/catalogue.sqlite")).standardOutput
         let bundles = try JSONValue.parse(local).arrayValue?.count ?? 0
         #expect(bundles > 20)
+        // Folders named like bundles (the sample's Oddities/Empty.app) are published too; query lists them by kind.
+        let folders = try JSONValue.parse(try Subprocess.bundlefs(["query", "--json", "--kind", "folder"],
+                                                                  catalogue: Paths.join(cache, "bundlefs/catalogue.sqlite")).standardOutput).arrayValue?.count ?? 0
         try poll(timeout: 30, "the configuration's publish to reach PostgreSQL") {
-            try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'served'") == "\(bundles)"
+            try server.psql("SELECT count(*) FROM bundlefs_bundles WHERE host = 'served'") == "\(bundles + folders)"
         }
         kill(process.processIdentifier, SIGINT)
         try poll(timeout: 30, "serve to exit") { hasExited(process) }

@@ -9,6 +9,8 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
     case dSYM
     /// A Time Machine backup (rule 34): a `.sparsebundle` holding the backed-up Mac's machine file.
     case backup
+    /// A folder that only carries a bundle's extension (`FolderNamedLikeBundle`): no bundle at all.
+    case folder
     /// Any other CFBundlePackageType, as written (`XPC!`, `KEXT`...).
     case packageType(String)
 
@@ -23,6 +25,7 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
         case "extension": self = .appExtension
         case "dSYM": self = .dSYM
         case "backup": self = .backup
+        case "folder": self = .folder
         default: self = .packageType(rawValue)
         }
     }
@@ -38,6 +41,7 @@ public enum BundleKind: Hashable, Sendable, RawRepresentable, CustomStringConver
         case .appExtension: "extension"
         case .dSYM: "dSYM"
         case .backup: "backup"
+        case .folder: "folder"
         case let .packageType(type): type
         }
     }

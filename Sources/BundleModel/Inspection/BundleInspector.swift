@@ -75,6 +75,11 @@ struct Inspection {
         if layout == nil && record.packageReasons.isEmpty { return nil }
 
         let info = layout.flatMap { findInfoFile(bundle: directory.relativePath, layout: $0, topListing: listing) }
+        if (namedLikeBundle && FolderNamedLikeBundle.applies(hasInfoFile: info != nil, entries: directory.entries))
+            || ((namedLikeBundle || info != nil) && isDebianSharedHalf(directory)) {
+            record.kind = .folder
+            return record
+        }
         record.isBundle = layout != nil && (info != nil || namedLikeBundle)
         if !record.isBundle && record.packageReasons.isEmpty { return nil }
 
@@ -110,6 +115,11 @@ struct Inspection {
         }
         record.stamps.sort { $0.path < $1.path }
         return record
+    }
+
+    /// Rule 29a, on disk only (an archive's members link nowhere).
+    private func isDebianSharedHalf(_ directory: DirectoryContext) -> Bool {
+        root is ResolutionScope && DebianSharedHalf.linkingBundle(of: directory.path) != nil
     }
 
     // MARK: Finder info

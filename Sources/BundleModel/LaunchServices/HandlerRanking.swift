@@ -102,14 +102,20 @@ public enum HandlerRanking {
         return sorted(handlers)
     }
 
-    /// Whether a claim counts for an answer: rank `None` only with `all`; with `role`, only claims
-    /// that serve it (an editor can also view).
+    /// Whether a claim counts for an answer: rank `None` and role `None` (an icon, not a handler:
+    /// rule 29) only with `all`; with `role`, only claims that serve it (an editor can also view).
     public static func admits(_ claim: LaunchClaim, role: LaunchClaim.Role?, all: Bool) -> Bool {
         admits(role: claim.role, rank: claim.rank, asked: role, all: all)
     }
 
     public static func admits(role: LaunchClaim.Role, rank: LaunchClaim.Rank, asked: LaunchClaim.Role?, all: Bool) -> Bool {
-        (all || rank != .none) && (asked.map(role.serves) ?? true)
+        (all || (rank != .none && role != .none)) && (asked.map(role.serves) ?? true)
+    }
+
+    /// The default application among `handlers` (rule 30's order): the first whose claim counts
+    /// without `all`; nil when none does (with `all`, a rank or role `None` is never the default).
+    public static func defaultIndex(_ handlers: [Handler], role: LaunchClaim.Role?) -> Int? {
+        handlers.firstIndex { admits($0.claim, role: role, all: false) }
     }
 
     /// `handlers` in `precedes`' order.

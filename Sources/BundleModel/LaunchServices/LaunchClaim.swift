@@ -1,7 +1,8 @@
 /// Rule 29: what one application says it opens, read from its Info dictionary: each entry of
 /// CFBundleDocumentTypes claims content types, or (without LSItemContentTypes) extensions, MIME
-/// types or everything; each entry of GNUstep's NSTypes claims its extensions and MIME types
-/// (Docs/launch-services.md); each entry of CFBundleURLTypes claims URL schemes.
+/// types or everything; each entry of GNUstep's NSTypes claims its extensions as GNUstep's
+/// make_services reads them, and its MIME types (Docs/launch-services.md); each entry of
+/// CFBundleURLTypes claims URL schemes.
 public struct LaunchClaim: Sendable, Hashable {
     /// What is claimed. Extensions, MIME types and schemes are lower-cased; a content type keeps
     /// its spelling (types compare without case, `TypeDatabase.key`).
@@ -22,6 +23,12 @@ public struct LaunchClaim: Sendable, Hashable {
         /// (Docs/launch-services.md).
         init(_ value: String?) {
             self = Role.allCases.first { $0.rawValue.lowercased() == value?.lowercased() } ?? .viewer
+        }
+
+        /// GNUstep's `NSRole`: absent or empty is `Editor`, as make_services reads it (rule 29).
+        init(gnustep value: String?) {
+            let trimmed = value?.trimmingSpaces ?? ""
+            self = trimmed.isEmpty ? .editor : Role(trimmed)
         }
 
         /// Whether a claim of this role answers a question about `asked`: an editor can also view.
@@ -102,12 +109,15 @@ public struct LaunchClaim: Sendable, Hashable {
             // Other OS types name classic Mac file types, which nothing on Linux carries.
             if (entry["CFBundleTypeOSTypes"]?.stringList ?? []).contains("****") { add(.everything, role, rank) }
         }
-        // GNUstep's own key, which most of Debian's GNUstep applications claim with: an entry is
-        // read as a CFBundleDocumentTypes entry without LSItemContentTypes would be.
+        // GNUstep's own key, which most of Debian's GNUstep applications claim with, read as
+        // make_services reads it (rule 29): NSUnixExtensions only, `*` a literal extension.
         for entry in info.raw["NSTypes"]?.array ?? [] {
             guard let entry = entry.dictionary else { continue }
-            let role = Role(entry["NSRole"]?.string)
-            addExtensions((entry["NSUnixExtensions"]?.stringList ?? []) + (entry["NSDOSExtensions"]?.stringList ?? []), role, .default)
+            let role = Role(gnustep: entry["NSRole"]?.string)
+            for value in entry["NSUnixExtensions"]?.stringList ?? [] {
+                let trimmed = Substring(value.trimmingSpaces).drop { $0 == "." }.lowercased()
+                if !trimmed.isEmpty { add(.fileExtension(trimmed), role, .default) }
+            }
             for value in entry["NSMIMETypes"]?.stringList ?? [] {
                 let mime = value.trimmingSpaces.lowercased()
                 if !mime.isEmpty { add(mime == "*/*" ? .everything : .mimeType(mime), role, .default) }

@@ -118,6 +118,15 @@ public struct TypeDatabase: Sendable {
         return found
     }
 
+    /// What a claim names, spelled as the database names it: a type as its counting declaration
+    /// spells it (`Public.JPEG` claimed, `public.jpeg` answered), so the local catalogue and
+    /// PostgreSQL, which both keep claims lower-cased, answer alike; a type nobody declares, and
+    /// every other target, as given.
+    public func spelled(_ target: LaunchClaim.Target) -> LaunchClaim.Target {
+        guard case let .type(identifier) = target, let declared = declaration(identifier)?.identifier else { return target }
+        return .type(declared)
+    }
+
     public func conforms(_ identifier: String, to parent: String) -> Bool {
         conformance(of: identifier).contains { $0.type == Self.key(parent) }
     }
