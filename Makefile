@@ -138,7 +138,7 @@ demo: deps
 # test checks that it covers every command and option.
 man:
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --authors "the bundlefs developers"
-	cp .build/plugins/GenerateManual/outputs/bundlefs/bundlefs.1 Docs/bundlefs.1
+	cp .build/plugins/GenerateManual/outputs/bundlefs-full/bundlefs.1 Docs/bundlefs.1
 
 # Installs for one user by default (PREFIX=~/.local): the binaries (bundlefs-full in lib/bundlefs,
 # where bundlefs finds it), the systemd user units, the man page and shell completions.
