@@ -18,7 +18,8 @@ public enum CatalogueError: Error, CustomStringConvertible {
     case foreign(path: String, applicationID: Int32)
     /// `held`: a running bundlefs holds the file, so deleting it is not the advice.
     case notACatalogue(path: String, reason: String, held: Bool)
-    case newerVersion(path: String)
+    /// `found`: the newest migration the file has that this version does not know (`v18`).
+    case newerVersion(path: String, found: String)
     /// Written by an older bundlefs, and nobody is bringing it up to date.
     case olderVersion(path: String)
     /// Another process is creating it, or bringing it up to date, and did not finish in time.
@@ -41,7 +42,8 @@ public enum CatalogueError: Error, CustomStringConvertible {
         case let .notACatalogue(path, reason, held):
             held ? "\(path) is not a usable bundlefs catalogue (\(reason)); a running bundlefs holds it: stop that first"
                 : "\(path) is not a usable bundlefs catalogue (\(reason)); it is derived data, so deleting it loses nothing"
-        case let .newerVersion(path): "\(path) was written by a newer bundlefs; use that version, or delete the file to rebuild it"
+        case let .newerVersion(path, found):
+            "\(path) was written by a newer bundlefs (catalogue schema \(found); this bundlefs reads up to \(CatalogueFile.schemaVersions.last ?? "")); use that version, or delete the file to rebuild it"
         case let .olderVersion(path): "\(path) was written by an older bundlefs; `bundlefs index ROOT` (or starting the watcher) brings it up to date"
         case let .beingRebuilt(path): "the catalogue at \(path) was deleted and is being rebuilt"
         case let .beingCreated(path): "the catalogue at \(path) is being created or brought up to date by a running bundlefs; try again once it is ready (`bundlefs status`)"
@@ -60,7 +62,12 @@ public enum CatalogueFile {
     /// version does not know is a newer bundlefs's; for a reader, which needs the catalogue
     /// `complete`, a missing one is an older's, and none at all is no catalogue.
     package static func checkVersion(applied: Set<String>, path: FilePath, complete: Bool) throws {
-        if applied.contains(where: { !schemaVersions.contains($0) }) { throw CatalogueError.newerVersion(path: path.string) }
+        let unknown = applied.filter { !schemaVersions.contains($0) }
+        if !unknown.isEmpty {
+            // Migrations are named v1, v2, ...: the newest is the one with the largest number.
+            let newest = unknown.max { (Int($0.dropFirst()) ?? 0, $0) < (Int($1.dropFirst()) ?? 0, $1) } ?? ""
+            throw CatalogueError.newerVersion(path: path.string, found: newest)
+        }
         guard complete, !schemaVersions.allSatisfy(applied.contains) else { return }
         if !applied.isEmpty { throw CatalogueError.olderVersion(path: path.string) }
         throw CatalogueError.notACatalogue(path: path.string, reason: "its schema is not bundlefs's",

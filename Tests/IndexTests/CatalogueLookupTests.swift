@@ -81,6 +81,9 @@ import TestSupport
         try DatabaseQueue(path: newer).write { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v999')") }
         let fromTheFuture = refusals(newer)
         #expect(fromTheFuture.0 == fromTheFuture.1 && fromTheFuture.0.contains("newer bundlefs"), "\(fromTheFuture)")
+        // One line naming both versions: the file's and the newest this one reads.
+        #expect(fromTheFuture.0.contains("catalogue schema v999; this bundlefs reads up to \(CatalogueFile.schemaVersions.last!)"), "\(fromTheFuture)")
+        #expect(!fromTheFuture.0.contains("\n"))
 
         let older = temporary.appending("older.sqlite")
         _ = try Catalogue(path: FilePath(older), mode: .readWrite)
