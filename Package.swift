@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(name: "bundlefs-full", dependencies: ["BundleFSCommands"], swiftSettings: strict),
         .executableTarget(
             name: "bundlefs-bench",
-            dependencies: ["BundleModel", "Catalogue", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
+            dependencies: ["BundleModel", "Catalogue", "Codecs", "Fixtures", "Indexer", "Records", "Scanner", "SystemCalls", "TestSupport"],
             swiftSettings: strict),
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["Archives", "BundleModel", "CArchive", "Codecs", "Fixtures", "IconImages", "SystemCalls"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
@@ -182,7 +182,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",
-            dependencies: ["BundleModel", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
+            dependencies: ["BundleModel", "Catalogue", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
