@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio dpkg-dev lintian debootstrap zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio dpkg-dev lintian debootstrap zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl apt-utils gnupg
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -11,7 +11,7 @@ DEMO := .demo
 # The toolchain lives in /opt/swift on these machines.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps build release test package-test deb bench fuzz gnustep-compare sample demo man install uninstall clean
+.PHONY: deps build release test package-test deb apt-repo bench fuzz gnustep-compare sample demo man install uninstall clean
 
 # The version is written once, in Swift (`bundlefs --version` prints it); the package takes it from there.
 VERSION := $(shell sed -n 's/^ *\(package \)\{0,1\}static let string = "\(.*\)"$$/\2/p' Sources/CatalogueCommands/Version.swift)
@@ -53,11 +53,19 @@ deb: deps
 
 # Installs the package into a minimal Debian 12 made by debootstrap (kept between runs) and runs
 # the main job there.
-# Also builds the package a second time from the same binaries: the two must be the same bytes.
+# Also builds the package a second time from the same binaries (the two must be the same bytes),
+# and once more with a newer version, which the install test upgrades to from a signed apt
+# repository.
 package-test: deb
 	LINTIAN=no Debian/build-deb .build-static/release $(VERSION) .build-static/again.deb >/dev/null
 	cmp $(DEB) .build-static/again.deb && echo "reproducible: a second build of $(DEB) is byte-identical"
-	Debian/install-test $(DEB)
+	LINTIAN=no Debian/build-deb .build-static/release $(VERSION)+upgrade1 .build-static/newer.deb >/dev/null
+	Debian/install-test $(DEB) .build-static/newer.deb
+
+# A signed apt repository of the package in apt-repo/ (Docs/packaging.md): APT_REPO_KEY names the
+# secret key to sign with; without it a throw-away key is made beside the repository.
+apt-repo: deb
+	Debian/make-apt-repo apt-repo $(DEB)
 
 # The figures of SPEC.md, as ratios to baselines measured in the same run (see Docs/benchmarks.md).
 bench:
