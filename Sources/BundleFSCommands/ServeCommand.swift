@@ -15,8 +15,8 @@ struct ServeCommand: ParsableCommand {
             with progress and counts, STOPPING=1, and WATCHDOG=1 when $WATCHDOG_USEC is set. SIGHUP \
             rescans the source; SIGTERM or SIGINT unmounts and exits 0. Without SOURCE and MOUNTPOINT \
             it reads a configuration file (--config, default $XDG_CONFIG_HOME/bundlefs/bundlefs.conf) \
-            of `key = value` lines: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, \
-            symbols (ADDR:PORT: run serve-symbols beside the view).
+            of `key = value` lines: \(ServeConfiguration.keys.joined(separator: ", ")) (`symbols = ADDR:PORT` runs \
+            serve-symbols beside the view).
             """)
 
     @Argument(help: ArgumentHelp("The directory tree to show (or from the configuration).", valueName: "source"))
@@ -32,7 +32,7 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
-    @Option(help: ArgumentHelp("Threads serving requests (default 1, or the configuration's).", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads serving requests (default \(MountSettings.defaultThreads), or the configuration's).", valueName: "n"))
     var threads: Int?
 
     @Option(help: ArgumentHelp("Also serve the catalogue's symbols over HTTP here, as serve-symbols does (or the configuration's `symbols`).",

@@ -189,9 +189,13 @@ import TestSupport
         let mount = try bundlefs("mount", "--help").standardOutput
         #expect(mount.components(separatedBy: "(default: 4)").count == 2 && !mount.contains("default 4"), "\(mount)")
         let top = try bundlefs("--help").standardOutput.replacingOccurrences(of: "\n", with: " ")
+        let serve = try bundlefs("serve", "--help").standardOutput.replacingOccurrences(of: "\n", with: " ")
         for key in ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols"] {
             #expect(top.contains(" \(key),") || top.contains(" \(key)."), "\(key) missing from bundlefs --help")
+            #expect(serve.contains(" \(key),") || serve.contains(" \(key) "), "\(key) missing from bundlefs serve --help")
         }
+        // serve's threads default as mount's: one constant.
+        #expect(serve.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression).contains("(default 4, or the configuration's)"), "\(serve)")
     }
 
     /// `mount` over a folder that holds something hides it: refused unless `--nonempty`.
