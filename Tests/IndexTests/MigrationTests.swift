@@ -354,3 +354,31 @@ import TestSupport
         }
     }
 }
+
+/// A catalogue of every schema version this bundlefs has known, written by our own migrator (the
+/// fixtures of an upgrade): the release opens each, migrates it, marks it as bundlefs's (none of
+/// them carried the mark), and an index then leaves it equal to a fresh one.
+@Suite struct EverySchemaVersionTests {
+    let temporary = TemporaryDirectory("every-schema")
+
+    @Test(arguments: CatalogueFile.schemaVersions)
+    func aCatalogueOfThisVersionOpensAndConverges(version: String) throws {
+        let path = temporary.appending("catalogue-\(version).sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: version)
+        try old.close()
+        let tree = TreeWriter(root: temporary.appending("tree"))
+        tree.macApp("Applications/Chess.app", identifier: "com.example.chess", info: ["CFBundleDocumentTypes": .array([.dictionary([
+            "CFBundleTypeExtensions": .array([.string("pgn")]), "CFBundleTypeRole": .string("Editor"),
+        ])])])
+        tree.macFramework("Library/Frameworks/Kit.framework", identifier: "com.example.kit")
+
+        let catalogue = try Catalogue(path: FilePath(path), mode: .readWrite)
+        _ = try Indexer(catalogue: catalogue).index(root: FilePath(tree.root))
+        let dump = try CatalogueDump(catalogue)
+        let fresh = try CatalogueDump.ofFreshIndex(tree.root)
+        #expect(dump == fresh, "\(version): \(dump.difference(from: fresh))")
+        #expect(try catalogue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") } == CatalogueFile.applicationID)
+        #expect(try catalogue.handlers(of: .file(extension: "pgn")).map(\.application.path.lastComponent.string) == ["Chess.app"])
+    }
+}
