@@ -6,8 +6,13 @@ import PackageDescription
 //   SystemCalls       thin typed wrappers over Linux calls; FileName and FilePath, bytes compared as bytes
 //   Codecs            formats that know nothing of bundles: property lists, JSON, text decoding, Base64, hex
 //   BundleModel       the rules of BUNDLES.md: recognition, Info files, localization, display names
+//   CompactStorage    names packed in one byte array and an index of 4-byte ids, the one LRU policy:
+//                     the view's node table and the watcher's tree at a million entries
 //   Records           what the catalogue keeps and a scan reports (directory rows, scan events, the
 //                     known tree), shared by Scanner and Catalogue so that neither imports the other
+//   Archives          bundles inside .ipa, .zip, .tar and flat .pkg/.xar files (libarchive), in budgets
+//   PaxTar            a package as an uncompressed pax tar: its layout, headers, checked reads
+//   IconImages        icon files (.icns, TIFF, PNG) to PNG for the view's Icon.png
 //   Scanner           the parallel walk that turns a tree into model records
 //   CatalogueReading  how the catalogue is read, on any connection: its SQL, row decoding, file rules,
 //                     and CatalogueLookup (SQLite's own API: no GRDB, no Foundation)
