@@ -90,8 +90,8 @@ struct HonestFetch {
     init(port: Int, path: String) {
         let started = Date()
         defer { seconds = Date().timeIntervalSince(started) }
-        guard let socket = BenchSocket(port: port) else { return }
-        socket.sendAvailable(Array("GET \(path) HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n".utf8))
+        guard let socket = RawConnection(port: port, receiveTimeout: 60) else { return }
+        socket.sendWithoutWaiting(Array("GET \(path) HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n".utf8))
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var head: [UInt8] = []
         while true {
@@ -103,59 +103,6 @@ struct HonestFetch {
         }
         // "HTTP/1.1 200 ..."
         if head.count >= 12 { status = Int(String(decoding: head[9..<12], as: UTF8.self)) ?? 0 }
-    }
-}
-
-/// Linux's POLLRDHUP (the peer closed its side), which Glibc's module leaves out without _GNU_SOURCE.
-private let pollReadHangUp: Int32 = 0x2000
-
-/// A TCP connection to a loopback port, as the attack and the honest client hold it.
-final class BenchSocket {
-    let fd: Int32
-
-    init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
-    }
-
-    deinit { close(fd) }
-
-    /// Sends what the kernel takes now; the rest is dropped (a peer that stopped reading).
-    @discardableResult
-    func sendAvailable(_ bytes: [UInt8]) -> Int {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            sent += n
-        }
-        return sent
-    }
-
-    /// Closed or reset by the server, whatever is unread here.
-    var isHungUp: Bool {
-        var pollfd = Glibc.pollfd(fd: fd, events: Int16(pollReadHangUp), revents: 0)
-        guard Glibc.poll(&pollfd, 1, 0) > 0 else { return false }
-        return pollfd.revents & Int16(pollReadHangUp | POLLHUP | POLLERR) != 0
-    }
-
-    var availableBytes: Int {
-        var count: Int32 = 0
-        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
 }
 
@@ -181,7 +128,7 @@ final class Attack: @unchecked Sendable {
     func stop() { stopping.store(true, ordering: .releasing) }
 
     func run() {
-        var sockets: [BenchSocket?] = Array(repeating: nil, count: openings.count)
+        var sockets: [RawConnection?] = Array(repeating: nil, count: openings.count)
         var closedAt = [Date](repeating: .distantPast, count: openings.count)
         var connectedOnce = [Bool](repeating: false, count: openings.count)
         var lastByte = Date()
@@ -196,10 +143,10 @@ final class Attack: @unchecked Sendable {
                         closedAt[index] = now
                         reconnections.add(1, ordering: .relaxed)
                     } else if slowByte && openings[index].count < 20 {
-                        socket.sendAvailable([UInt8(ascii: "a")])
+                        socket.sendWithoutWaiting([UInt8(ascii: "a")])
                     }
-                } else if now.timeIntervalSince(closedAt[index]) >= 1, let socket = BenchSocket(port: port) {
-                    socket.sendAvailable(openings[index])
+                } else if now.timeIntervalSince(closedAt[index]) >= 1, let socket = RawConnection(port: port) {
+                    socket.sendWithoutWaiting(openings[index])
                     sockets[index] = socket
                     connectedOnce[index] = true
                 }

@@ -4,13 +4,18 @@ import Glibc
 #endif
 
 /// A TCP connection to a loopback port by hand, for the requests no HTTP client sends: idle,
-/// huge, slow.
-final class RawConnection {
-    let fd: Int32
+/// huge, slow. The symbol server's tests and its hostile-load benchmark hold it.
+public final class RawConnection {
+    public let fd: Int32
 
-    init?(port: Int) {
+    /// `receiveTimeout`: a blocking read gives up after it (SO_RCVTIMEO); none by default.
+    public init?(port: Int, receiveTimeout: Int? = nil) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
+        if let receiveTimeout {
+            var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -28,7 +33,7 @@ final class RawConnection {
 
     /// Sends all of `bytes`; false once the peer has gone.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -40,14 +45,14 @@ final class RawConnection {
     }
 
     /// Whether the peer has closed (or reset) the connection, looking without waiting.
-    var isClosedByPeer: Bool {
+    public var isClosedByPeer: Bool {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
         return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
     /// What the peer sends until it closes or `timeout` seconds pass.
-    func receive(timeout: Double) -> [UInt8] {
+    public func receive(timeout: Double) -> [UInt8] {
         var result: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -63,7 +68,8 @@ final class RawConnection {
 
     /// Sends what the kernel takes of `bytes` without waiting (a peer that stopped reading
     /// leaves the rest); the count sent.
-    func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+    @discardableResult
+    public func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
@@ -75,21 +81,21 @@ final class RawConnection {
     }
 
     /// Whether the peer has closed or reset the connection, even with bytes still unread here.
-    var isHungUp: Bool {
+    public var isHungUp: Bool {
         var pollfd = Glibc.pollfd(fd: fd, events: Int16(pollReadHangUp), revents: 0)
         guard Glibc.poll(&pollfd, 1, 0) > 0 else { return false }
         return pollfd.revents & Int16(pollReadHangUp | POLLHUP | POLLERR) != 0
     }
 
     /// Bytes received and not yet read.
-    var availableBytes: Int {
+    public var availableBytes: Int {
         var count: Int32 = 0
         return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
     }
 
     /// Reads what has arrived, up to `limit` bytes, waiting at most `timeout` seconds for the
     /// first; nil once the peer has closed (or reset) and everything is read.
-    func read(upTo limit: Int, timeout: Double) -> [UInt8]? {
+    public func read(upTo limit: Int, timeout: Double) -> [UInt8]? {
         var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard Glibc.poll(&pollfd, 1, Int32(timeout * 1_000)) > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: limit)
@@ -99,7 +105,7 @@ final class RawConnection {
     }
 
     /// Reads and drops everything until the peer closes; false if it has not after `timeout` seconds.
-    func drainUntilClosed(timeout: Double) -> Bool {
+    public func drainUntilClosed(timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if read(upTo: 1 << 20, timeout: max(0.001, deadline.timeIntervalSinceNow)) == nil { return true }
@@ -108,7 +114,7 @@ final class RawConnection {
     }
 
     /// Raises this process's descriptor limit to `count` (within the hard limit).
-    static func allowDescriptors(_ count: Int) {
+    public static func allowDescriptors(_ count: Int) {
         var limit = rlimit()
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         guard getrlimit(resource, &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
@@ -118,4 +124,4 @@ final class RawConnection {
 }
 
 /// Linux's POLLRDHUP (the peer closed its side), which Glibc's module leaves out without _GNU_SOURCE.
-let pollReadHangUp: Int32 = 0x2000
+public let pollReadHangUp: Int32 = 0x2000
