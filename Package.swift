@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "SymbolServer",
             dependencies: [
-                "BundleModel", "Catalogue", "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                "BundleModel", "Catalogue", "Codecs", "SystemCalls", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

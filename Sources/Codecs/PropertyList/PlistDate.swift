@@ -93,7 +93,9 @@ public enum PlistDate {
         return era * 146097 + doe - 719468
     }
 
-    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+    /// The (year, month, day) of a count of days since 1970-01-01, either side of it; also what
+    /// HTTP's dates are made from.
+    public static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
