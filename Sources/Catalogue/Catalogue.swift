@@ -64,13 +64,17 @@ public final class Catalogue: Sendable {
     }
 
     /// `holdingLock`: this process holds the catalogue's lock, so nobody else is running on it.
+    /// A reader's file is judged here (missing, unreadable, not ours); a writer's was judged by
+    /// `open` before it made anything beside it, or was just made by `createWhole`.
     private static func openExisting(_ path: FilePath, mode: Mode, lockWait: Double, holdingLock: Bool = false) throws -> Opened {
-        guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
-        if mode == .readOnly, (try? path.withCString({ access($0, R_OK) })) != 0 {
-            throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
+        let status: FileStatus
+        if mode == .readOnly {
+            status = try CatalogueFile.vet(path)
+        } else {
+            guard let found = try? FileStatus.of(path, followSymlinks: true) else { throw CatalogueError.missing(path: path.string) }
+            status = found
         }
-        try CatalogueFile.vet(path)
-        let identity = (try? FileStatus.of(path, followSymlinks: true))?.identity
+        let identity = status.identity
         do {
             let database = try DatabasePool(path: path.string, configuration: configuration(mode, lockWait: lockWait))
             try checkSchema(database, path: path, mode: mode)

@@ -34,10 +34,7 @@ public final class CatalogueLookup {
     }
 
     private static func open(_ path: FilePath) throws -> LookupConnection {
-        guard (try? FileStatus.of(path, followSymlinks: true)) != nil else { throw CatalogueError.missing(path: path.string) }
-        guard (try? path.withCString({ access($0, R_OK) })) == 0 else {
-            throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
-        }
+        // Missing, unreadable, not a file, not ours: said before SQLite opens it.
         try CatalogueFile.vet(path)
         do {
             do {

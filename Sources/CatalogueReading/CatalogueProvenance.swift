@@ -15,19 +15,25 @@ extension CatalogueFile {
 
     /// Throws unless `path` holds a regular file that is bundlefs's catalogue (or one of an
     /// earlier schema, or of a newer bundlefs): `.notAFile`, `.notSQLite`, `.foreign`; a missing
-    /// file is `.missing`, one this user may not read `.unreadable`.
-    package static func vet(_ path: FilePath) throws {
+    /// file is `.missing`, one this user may not read `.unreadable`. Returns the file's status as
+    /// opened, which says which file it was.
+    @discardableResult
+    package static func vet(_ path: FilePath) throws -> FileStatus {
         guard let status = try? FileStatus.of(path, followSymlinks: true) else { throw CatalogueError.missing(path: path.string) }
         guard status.type == .regular else { throw CatalogueError.notAFile(path: path.string, type: status.type) }
-        let header: [UInt8]
+        let header: [UInt8], opened: FileStatus
         do {
             // Non-blocking: a FIFO put there since the check must not hang the open.
             let file = try Descriptor.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            let opened = try file.status()
+            opened = try file.status()
             guard opened.type == .regular else { throw CatalogueError.notAFile(path: path.string, type: opened.type) }
             header = try file.read(at: 0, count: 100)
         } catch let error as CatalogueError {
             throw error
+        } catch let error as SystemError where error.errno == EACCES {
+            throw CatalogueError.unreadable(path: path.string, reason: "permission denied")
+        } catch let error as SystemError where error.errno == ENOENT {
+            throw CatalogueError.missing(path: path.string)
         } catch {
             throw CatalogueError.unreadable(path: path.string, reason: "\(error)")
         }
@@ -35,12 +41,13 @@ extension CatalogueFile {
             throw CatalogueError.notSQLite(path: path.string, empty: header.isEmpty)
         }
         switch Int32(bitPattern: header[68..<72].reduce(0) { $0 << 8 | UInt32($1) }) {
-        case applicationID: return
+        case applicationID: break
         // Unmarked in the file itself: a catalogue of a bundlefs before the mark (or one whose
         // mark is still in its WAL), or another program's database.
         case 0: try vetUnmarked(path)
         case let other: throw CatalogueError.foreign(path: path.string, applicationID: other)
         }
+        return opened
     }
 
     /// A SQLite file with no `application_id` in its header, asked read-only: bundlefs's when
