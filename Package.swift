@@ -188,7 +188,8 @@ let package = Package(
         .testTarget(
             name: "SymbolServerTests",
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
+                           .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

@@ -11,7 +11,9 @@ import Glibc
 final class RateLimitedLog: Sendable {
     let logger: Logger
     let interval: TimeAmount
-    private let state = Mutex<[String: (since: NIODeadline, suppressed: Int)]>([:])
+    /// By the kind's bytes: a kind may name a file, and two files whose names are NFC and NFD
+    /// twins are two (Swift's `String` equality would make them one).
+    private let state = Mutex<[[UInt8]: (since: NIODeadline, suppressed: Int)]>([:])
 
     init(logger: Logger, interval: TimeAmount = .seconds(60)) {
         self.logger = logger
@@ -19,6 +21,7 @@ final class RateLimitedLog: Sendable {
     }
 
     func warning(_ kind: String, _ message: @autoclosure () -> String) {
+        let kind = Array(kind.utf8)
         let now = NIODeadline.now()
         let suppressed: Int? = state.withLock { state in
             if let entry = state[kind], now - entry.since < interval {
