@@ -16,7 +16,7 @@ import TestSupport
 /// sorted its answer again for them).
 @Suite struct HandlerOrderKeyTests {
     /// Rule 30 read aloud: specific before everything, the rank, fewer steps (255 at most), the
-    /// higher version (rule 20), the path's bytes, the host.
+    /// higher version (rule 20), the path's bytes, the host's bytes.
     static func referencePrecedes(_ a: HandlerRanking.Handler, _ b: HandlerRanking.Handler) -> Bool {
         if a.isEverything != b.isEverything { return !a.isEverything }
         if a.claim.rank != b.claim.rank { return a.claim.rank < b.claim.rank }
@@ -37,7 +37,7 @@ import TestSupport
     static let versions = ["1.0", "1.00", "1.9", "1.10", "2", "", "1.0b2"]
 
     static func name(_ generator: inout SeededGenerator) -> [UInt8] {
-        (0..<Int.random(in: 1...3, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
+        (0..<Int.random(in: 1...4, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
     }
 
     @Test func theRankingsKeyOrdersAsTheReference() {
@@ -45,22 +45,23 @@ import TestSupport
         var seen = Set<[UInt8]>()
         var handlers: [HandlerRanking.Handler] = []
         while handlers.count < 2_000 {
-            let host = ["", "alpha", "beta"].randomElement(using: &generator)!
-            let bytes = Array("/Apps/".utf8) + name(&generator) + Array(".app".utf8)
+            // Hosts by their bytes: `é` in NFC and in NFD, which Swift's String holds equal, are two.
+            let host = ["", "alpha", "beta", "\u{E9}", "e\u{301}"].randomElement(using: &generator)!
+            let bytes = Array("/Apps/".utf8) + Self.name(&generator) + Array(".app".utf8)
             guard seen.insert(bytes + Array(host.utf8)).inserted else { continue }
             let application = HandlerRanking.Application(path: FilePath(bytes: bytes), identifier: nil,
-                                                         version: versions.randomElement(using: &generator)!, claims: [],
+                                                         version: Self.versions.randomElement(using: &generator)!, claims: [],
                                                          host: host.isEmpty ? nil : host)
             let claim = LaunchClaim(target: .fileExtension("note"), role: .viewer, rank: LaunchClaim.Rank.allCases.randomElement(using: &generator)!)
             handlers.append(HandlerRanking.Handler(application: application, claim: claim, steps: [0, 1, 2, 255, 300].randomElement(using: &generator)!,
                                                    isEverything: Int.random(in: 0..<5, using: &generator) == 0))
         }
         let reference = handlers.sorted(by: Self.referencePrecedes)
-        let paths = { (handlers: [HandlerRanking.Handler]) in handlers.map { "\($0.application.host ?? "") \($0.application.path.bytes)" } }
+        let paths = { (handlers: [HandlerRanking.Handler]) in handlers.map { "\(Array(($0.application.host ?? "").utf8)) \($0.application.path.bytes)" } }
         #expect(paths(handlers.sorted(by: HandlerRanking.precedes)) == paths(reference))
         var ordered = handlers.shuffled(using: &generator).sorted { a, b in
             let (x, y) = (a.application.path.bytes, b.application.path.bytes)
-            return x != y ? x.lexicographicallyPrecedes(y) : (a.application.host ?? "") < (b.application.host ?? "")
+            return x != y ? x.lexicographicallyPrecedes(y) : Array((a.application.host ?? "").utf8).lexicographicallyPrecedes(Array((b.application.host ?? "").utf8))
         }
         HandlerRanking.order(pathOrdered: &ordered)
         #expect(paths(ordered) == paths(reference))
