@@ -31,6 +31,9 @@ public struct CatalogueWriter {
     let scannedAt: Double
     /// The directories whose archives were read again or removed in this transaction.
     public let archivesChanged = ArchivesChanged()
+    /// Whether applications' claims and type tags are written (rules 28 and 29). Off only for
+    /// the benchmark, which measures what they add to an index (Docs/benchmarks.md).
+    public var writesLaunchServices = true
 
     /// A box the writer's non-mutating methods fill, within one transaction on its thread: not Sendable.
     public final class ArchivesChanged {
@@ -125,7 +128,7 @@ public struct CatalogueWriter {
     }
 
     public func write(_ record: BundleRecord) throws {
-        let claims = ApplicationClaims.encode(record)
+        let claims = writesLaunchServices ? ApplicationClaims.encode(record) : nil
         BundleRow.bind(record, scannedAt: scannedAt, launchClaims: claims, to: insertBundle)
         let id: Int64
         if let inserted = try insertBundle.executeReturningInteger() {
@@ -143,7 +146,7 @@ public struct CatalogueWriter {
                 try statement.execute()
             }
         }
-        try LaunchRows.writeTags(record, id: id, tag: insertTag)
+        if writesLaunchServices { try LaunchRows.writeTags(record, id: id, tag: insertTag) }
         for (index, slice) in record.binaries.enumerated() {
             BinaryRow.bind(slice, bundleID: id, index: index, to: insertBinary)
             try insertBinary.execute()

@@ -1,9 +1,6 @@
 public import BundleModel
 import GRDB
 import SystemCalls
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What rules 28 and 29 store of an installed application: its claims, packed into its row
 /// (`bundles.launch_claims`, `ApplicationClaims`; the lists of `launch_lists` are made from them,
@@ -16,11 +13,7 @@ public enum LaunchRows {
 
     /// Only installed applications claim and declare (an application inside an archive is not
     /// installed, rule 26).
-    static func counts(_ record: BundleRecord) -> Bool { isEnabled && record.isApplication && record.archive == nil }
-
-    /// `BUNDLEFS_SKIP_LAUNCH_SERVICES=1` writes no rows: for `make bench` alone, which measures
-    /// what the tables add to an index (Docs/benchmarks.md).
-    static let isEnabled = getenv("BUNDLEFS_SKIP_LAUNCH_SERVICES").map { String(cString: $0) != "1" } ?? true
+    static func counts(_ record: BundleRecord) -> Bool { record.isApplication && record.archive == nil }
 
     public static func claims(of record: BundleRecord) -> [LaunchClaim] {
         counts(record) ? LaunchClaim.claims(in: record.infoDictionary) : []

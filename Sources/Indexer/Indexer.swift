@@ -45,6 +45,9 @@ public enum IndexError: Error, CustomStringConvertible {
 public struct Indexer: Sendable {
     public let catalogue: Catalogue
     public var options: ScanOptions
+    /// Whether applications' claims and type tags are written (`CatalogueWriter`). Off only for
+    /// the benchmark, which measures what they add to an index.
+    public var writesLaunchServices = true
 
     public init(catalogue: Catalogue, options: ScanOptions = ScanOptions()) {
         self.catalogue = catalogue
@@ -71,7 +74,7 @@ public struct Indexer: Sendable {
         scanOptions.settings.claimed = try catalogue.claimedTypes()
 
         let scanner = TreeScanner(root: root, known: known, options: scanOptions, progress: progress)
-        let sink = CatalogueSink(catalogue: catalogue)
+        let sink = CatalogueSink(catalogue: catalogue, writesLaunchServices: writesLaunchServices)
         let result = try catalogue.checkpointingSparsely { try catalogue.buildingIndexesAfterwards { scanner.scan(into: sink) } }
         try sink.check()
 
@@ -160,7 +163,7 @@ public struct Indexer: Sendable {
             case .unreadable: continue
             }
         }
-        try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9)
+        try CatalogueSink.write(events, to: catalogue, writesLaunchServices: writesLaunchServices)
         return ClaimsReconciliation(claimed: claimed, changes: events)
     }
 }
@@ -168,13 +171,27 @@ public struct Indexer: Sendable {
 /// Writes scan batches into the catalogue as they arrive; remembers the first failure.
 final class CatalogueSink: ScanSink, Sendable {
     let catalogue: Catalogue
+    let writesLaunchServices: Bool
     private let failure = Mutex<(any Error)?>(nil)
 
-    init(catalogue: Catalogue) { self.catalogue = catalogue }
+    init(catalogue: Catalogue, writesLaunchServices: Bool) {
+        self.catalogue = catalogue
+        self.writesLaunchServices = writesLaunchServices
+    }
 
     func receive(_ events: [ScanEvent]) {
         guard failure.withLock({ $0 == nil }) else { return }
-        do { try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) } catch { failure.withLock { $0 = error } }
+        do { try Self.write(events, to: catalogue, writesLaunchServices: writesLaunchServices) } catch { failure.withLock { $0 = error } }
+    }
+
+    /// One transaction of scan events (`Catalogue.apply`, with the writer's Launch Services switch).
+    static func write(_ events: [ScanEvent], to catalogue: Catalogue, writesLaunchServices: Bool) throws {
+        guard !events.isEmpty else { return }
+        try catalogue.transaction(scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) { writer in
+            var writer = writer
+            writer.writesLaunchServices = writesLaunchServices
+            for event in events { try writer.apply(event) }
+        }
     }
 
     func check() throws { if let failure = failure.withLock({ $0 }) { throw failure } }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 /// What inspection needs to know beyond the directory itself.
 public struct InspectionSettings: Sendable {
     public var rules: PackageRules
@@ -10,13 +7,13 @@ public struct InspectionSettings: Sendable {
     public var infoFileLimit: Int
     /// The same for InfoPlist.strings and `.localized` strings files.
     public var stringsFileLimit: Int
-    /// Whether executables' and DWARF files' headers are read (rule 23). Off only to measure what
-    /// reading them costs (`BUNDLEFS_SKIP_BINARIES=1`, used by `make bench`).
+    /// Whether executables' and DWARF files' headers are read (rule 23). Off only for the
+    /// benchmark, which measures what reading them costs (Docs/benchmarks.md).
     public var readsBinaries: Bool
 
     public init(
         rules: PackageRules = .standard, claimed: ClaimedTypes = ClaimedTypes(),
-        infoFileLimit: Int = 8 << 20, stringsFileLimit: Int = 4 << 20, readsBinaries: Bool = InspectionSettings.binariesFromEnvironment
+        infoFileLimit: Int = 8 << 20, stringsFileLimit: Int = 4 << 20, readsBinaries: Bool = true
     ) {
         self.readsBinaries = readsBinaries
         self.rules = rules
@@ -26,6 +23,4 @@ public struct InspectionSettings: Sendable {
     }
 
     public static let standard = InspectionSettings()
-
-    public static var binariesFromEnvironment: Bool { getenv("BUNDLEFS_SKIP_BINARIES").map { String(cString: $0) != "1" } ?? true }
 }

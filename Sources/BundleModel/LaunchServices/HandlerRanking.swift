@@ -120,20 +120,17 @@ public enum HandlerRanking {
 
     /// `handlers` in `precedes`' order.
     static func sorted(_ handlers: [Handler]) -> [Handler] {
-        var sorted = handlers.sorted { a, b in
-            if a.application.path != b.application.path { return a.application.path < b.application.path }
-            return (a.application.host ?? "") < (b.application.host ?? "")
-        }
+        var sorted = handlers.sorted(by: HandlerOrderKey.placePrecedes)
         order(pathOrdered: &sorted)
         return sorted
     }
 
     /// Puts handlers already in path order (then host order), one per application, in
-    /// `precedes`' order: the sort compares small integer keys and keeps the given order where
-    /// they tie, and the handlers are moved in place, never copied. Versions are split once per
-    /// distinct string and sorted among themselves, not compared in every comparison (tokenizing
-    /// two strings per comparison made thousands of handlers take hundreds of milliseconds);
-    /// paths are not compared at all (a catalogue reads its claims in path order).
+    /// `precedes`' order: the sort compares the key's integer ranks (`HandlerOrderKey.Ranks`) and
+    /// the handlers are moved in place, never copied. Versions are split once per distinct string
+    /// and sorted among themselves, not compared in every comparison (tokenizing two strings per
+    /// comparison made thousands of handlers take hundreds of milliseconds); paths are not
+    /// compared at all (a catalogue reads its claims in path order).
     public static func order(pathOrdered handlers: inout [Handler]) {
         // Fields are read through the buffer, never a handler copied out of it (a copy retains its
         // strings: thousands of handlers made that a third of an answer's time). Each distinct
@@ -152,34 +149,19 @@ public enum HandlerRanking {
                 }
             }
         }
-        let distinct = slots.map { (slot: $0.value, key: BundleVersion.Key($0.key)) }
-            .sorted { BundleVersion.compare($0.key, $1.key) == .orderedDescending }
-        var newness = [Int](repeating: 0, count: distinct.count)
-        for (index, version) in distinct.enumerated() {
-            let same = index > 0 && BundleVersion.compare(distinct[index - 1].key, version.key) == .orderedSame
-            newness[version.slot] = same ? newness[distinct[index - 1].slot] : index
-        }
-        // One integer per handler, compared whole: the claim's order (11 bits), newness (21), then
-        // the given path order (32). Beyond those widths, tuples are compared.
-        let fits = distinct.count < 1 << 21 && handlers.count < 1 << 32
-        let order: [Int]
-        if fits {
-            let keys = handlers.withUnsafeBufferPointer { handlers in
-                handlers.indices.map { index -> UInt64 in
-                    let handler = UnsafePointer(handlers.baseAddress! + index)
-                    let claim = claimOrder(isEverything: handler.pointee.isEverything, rank: handler.pointee.claim.rank, steps: handler.pointee.steps)
-                    return UInt64(claim) << 53 | UInt64(newness[slotOfHandler[index]]) << 32 | UInt64(index)
-                }
-            }
-            order = keys.sorted().map { Int($0 & 0xFFFF_FFFF) }
-        } else {
-            order = handlers.indices.sorted { a, b in
-                let (x, y) = (handlers[a], handlers[b])
-                if claimPrecedes(x, y) || claimPrecedes(y, x) { return claimPrecedes(x, y) }
-                let (p, q) = (newness[slotOfHandler[a]], newness[slotOfHandler[b]])
-                return p != q ? p < q : a < b
+        var versions = [String](repeating: "", count: slots.count)
+        for (version, slot) in slots { versions[slot] = version }
+        let newness = HandlerOrderKey.newness(of: versions)
+        let ranks = handlers.withUnsafeBufferPointer { handlers in
+            handlers.indices.map { index -> HandlerOrderKey.Ranks in
+                let handler = UnsafePointer(handlers.baseAddress! + index)
+                let claim = HandlerOrderKey.claim(isEverything: handler.pointee.isEverything, rank: handler.pointee.claim.rank, steps: handler.pointee.steps)
+                return HandlerOrderKey.Ranks(claim: claim, newness: newness[slotOfHandler[index]], position: index)
             }
         }
+        let order: [Int] = HandlerOrderKey.Ranks.fit(distinctVersions: versions.count, handlers: handlers.count)
+            ? ranks.map(\.packed).sorted().map(HandlerOrderKey.Ranks.position(ofPacked:))
+            : ranks.sorted().map(\.position)
         // Position i takes the handler at order[i]: each cycle of the permutation is swapped round,
         // in the buffer (whose swap moves; the array's copies, retaining every string).
         var placed = [Bool](repeating: false, count: order.count)
@@ -197,30 +179,17 @@ public enum HandlerRanking {
         }
     }
 
-    /// The part of rule 30's order that looks at claims alone, for two claims of one application
-    /// (whose version and path tie).
+    /// Of two claims of one application (whose version and path tie), whether `a`'s comes first:
+    /// the key's claim part decides.
     static func claimPrecedes(_ a: Handler, _ b: Handler) -> Bool {
-        claimOrder(isEverything: a.isEverything, rank: a.claim.rank, steps: a.steps)
-            < claimOrder(isEverything: b.isEverything, rank: b.claim.rank, steps: b.steps)
+        HandlerOrderKey.claim(isEverything: a.isEverything, rank: a.claim.rank, steps: a.steps)
+            < HandlerOrderKey.claim(isEverything: b.isEverything, rank: b.claim.rank, steps: b.steps)
     }
 
-    /// That part as one number, smaller first: specific before everything, then the rank, then
-    /// fewer steps (a chain of over 255 counts as 255: no real tree is a tenth as deep). A
-    /// catalogue's merge compares claims by it, row by row, without making them.
-    public static func claimOrder(isEverything: Bool, rank: LaunchClaim.Rank, steps: Int) -> Int {
-        (isEverything ? 1 << 10 : 0) | rank.order << 8 | min(max(steps, 0), 255)
-    }
-
-    /// Rule 30's order: specific claims before claims of everything; then Owner, Default,
-    /// Alternate, None; then fewer steps; then the higher CFBundleVersion (rule 20); then the path.
+    /// Rule 30's order of two handlers (`HandlerOrderKey`).
     public static func precedes(_ a: Handler, _ b: Handler) -> Bool {
-        if claimPrecedes(a, b) || claimPrecedes(b, a) { return claimPrecedes(a, b) }
-        switch BundleVersion.compare(a.application.version ?? "", b.application.version ?? "") {
-        case .orderedDescending: return true
-        case .orderedAscending: return false
-        case .orderedSame:
-            if a.application.path != b.application.path { return a.application.path < b.application.path }
-            return (a.application.host ?? "") < (b.application.host ?? "")
+        HandlerOrderKey.with(a, version: BundleVersion.Key(a.application.version ?? "")) { x in
+            HandlerOrderKey.with(b, version: BundleVersion.Key(b.application.version ?? "")) { y in HandlerOrderKey.compare(x, y) < 0 }
         }
     }
 

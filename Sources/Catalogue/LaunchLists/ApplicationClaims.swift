@@ -64,16 +64,10 @@ enum ApplicationClaims {
         while offset < bytes.count {
             let kind = bytes[offset]
             offset += 1
-            var length = 0
-            var shift = 0
-            while offset < bytes.count, shift < 63 {
-                let byte = bytes[offset]
-                offset += 1
-                length |= Int(byte & 0x7F) << shift
-                shift += 7
-                if byte & 0x80 == 0 { break }
-            }
-            guard Int(kind) < TargetKey.kinds.count, length >= 0, length <= bytes.count - offset - 2 else { return claims }
+            // The value, then its rank order and role code, must fit.
+            guard let read = try? LEB128.read(bytes, at: &offset), Int(kind) < TargetKey.kinds.count,
+                  bytes.count - offset >= 2, read <= UInt64(bytes.count - offset - 2) else { return claims }
+            let length = Int(read)
             let value = Array(bytes[offset..<(offset + length)])
             offset += length
             claims.append(Claim(target: TargetKey(kind: kind, value: value), order: bytes[offset], role: bytes[offset + 1]))

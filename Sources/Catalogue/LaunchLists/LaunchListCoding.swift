@@ -1,10 +1,8 @@
+import BundleModel
 import Codecs
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One claim target's handlers as one blob (`launch_lists.entries`, schema v16), in the answer's
-/// order: rank, newest version (`BundleVersion.Key`, descending), path, role. An answer reads a
+/// order (`HandlerOrderKey`: rank, newest version, path by its bytes), then role. An answer reads a
 /// few blobs and merges them (`ClaimMerge`) instead of stepping a row per claim. Entries are
 /// packed: a path shares its leading bytes with the path before it (within a rank and version,
 /// entries come in path order, so most of the path is shared), integers are LEB128.
@@ -20,32 +18,24 @@ enum LaunchListCoding {
 
     static func roleCode(_ name: String) -> UInt8? { roleCodes.firstIndex(of: name).map(UInt8.init) }
 
-    /// SQLite's BINARY order: the bytes, then the length.
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let shared = min(a.count, b.count)
-        if shared > 0, let x = a.baseAddress, let y = b.baseAddress {
-            let order = memcmp(x, y, shared)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
-    }
-
-    /// An entry's place in its list: negative when `a` comes first.
+    /// An entry's place in its list: negative when `a` comes first. Rule 30's key decides
+    /// (`HandlerOrderKey`); an application's entries in one list, which tie on it, by role.
     static func compareKeys(_ a: EntryKey, _ b: EntryKey) -> Int {
-        if a.order != b.order { return Int(a.order) - Int(b.order) }
-        let versions = compare(a.versionKey, b.versionKey)
-        if versions != 0 { return -versions }
-        let paths = compare(a.path, b.path)
-        if paths != 0 { return paths }
-        return Int(a.role) - Int(b.role)
+        let order = HandlerOrderKey.compare(a.key, b.key)
+        return order != 0 ? order : Int(a.role) - Int(b.role)
     }
 
     /// What orders an entry, over bytes someone else owns.
     struct EntryKey {
-        var order: UInt8
-        var versionKey: UnsafeRawBufferPointer
-        var path: UnsafeRawBufferPointer
+        var key: HandlerOrderKey
         var role: UInt8
+
+        /// A list's entries share their target, so its class and steps: the rank's order (the
+        /// stored byte, one this version does not know last) is the claim's part of the key.
+        init(order: UInt8, versionKey: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer, role: UInt8) {
+            key = HandlerOrderKey(claim: Int(order), version: versionKey, path: path)
+            self.role = role
+        }
     }
 
     struct Malformed: Error, CustomStringConvertible {
@@ -165,14 +155,12 @@ final class LaunchListReader {
         }
 
         mutating func varint() throws -> Int {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let next = try byte()
-                guard shift < 63 else { throw LaunchListCoding.Malformed() }
-                value |= UInt64(next & 0x7F) << shift
-                if next & 0x80 == 0 { return Int(clamping: value) }
-                shift += 7
+            do {
+                return Int(clamping: try LEB128.read(window, at: &at))
+            } catch LEB128.ReadError.truncated {
+                throw window.count < left ? Short() as any Error : LaunchListCoding.Malformed()
+            } catch {
+                throw LaunchListCoding.Malformed()
             }
         }
 

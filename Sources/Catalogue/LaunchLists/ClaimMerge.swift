@@ -7,8 +7,8 @@ import Glibc
 import SystemCalls
 
 /// Rule 30's answer from `launch_lists`: one cursor per claim target that can match, each reading
-/// its list's entries in the answer's order (rank, newest version first, path), merged by (the
-/// claim's order, version, path). An application's first entry in that order is its best claim,
+/// its list's entries in the answer's order (rank, newest version first, path), merged by rule
+/// 30's key (`HandlerOrderKey`: the claim's part, version, path). An application's first entry in that order is its best claim,
 /// so it answers there and its later entries are passed over: the merged entries are the answer,
 /// with nothing left to sort, and its first handler (the default application) is known after one
 /// entry per cursor. A list is one blob read in place through SQLite's C API, and an
@@ -38,7 +38,7 @@ enum ClaimMerge {
         var answered = BundleSet()
         var escaped = false
         // Once `limit` handlers are in, the rows that tie with the last on claim order and version
-        // are still read: their paths decide, and an escaped one orders by its bytes (below).
+        // are still read: their paths decide, and an escaped one may be out of order (below).
         var tie: (order: Int, version: [UInt8])?
         while !active.isEmpty {
             // The cursor whose row comes first; of cursors tied, the first (claims are read in a
@@ -50,7 +50,7 @@ enum ClaimMerge {
             if let role = cursor.role, let rank = cursor.rank, HandlerRanking.admits(role: role, rank: rank, asked: asked, all: all),
                answered.insert(cursor.bundleID) {
                 let path = cursor.path
-                // An escaped byte (FileNameCoding) orders differently in the coded text than in the raw path.
+                // A list written before the key ordered an escaped byte (FileNameCoding) by its coding.
                 escaped = escaped || path.contains(0xF4)
                 let application = HandlerRanking.Application(path: FilePath(String(decoding: path, as: UTF8.self)),
                                                              identifier: cursor.identifier, version: cursor.version, claims: [])
@@ -73,7 +73,7 @@ enum ClaimMerge {
         let steps: Int
         let isEverything: Bool
         @exclusivity(unchecked) private(set) var hasRow = false
-        /// The entry's claim order (`HandlerRanking.claimOrder`), for the merge.
+        /// The entry's claim part of rule 30's key (`HandlerOrderKey.claim`).
         @exclusivity(unchecked) private(set) var order = 0
         @exclusivity(unchecked) private(set) var rank: LaunchClaim.Rank?
         @exclusivity(unchecked) private var reader: LaunchListReader?
@@ -115,7 +115,7 @@ enum ClaimMerge {
             guard hasRow else { return }
             // A rank this version does not know (a list written by another) sorts last and answers nothing.
             rank = LaunchClaim.Rank(order: Int(reader.order))
-            order = rank.map { HandlerRanking.claimOrder(isEverything: isEverything, rank: $0, steps: steps) } ?? .max
+            order = rank.map { HandlerOrderKey.claim(isEverything: isEverything, rank: $0, steps: steps) } ?? .max
         }
 
         func close() {
@@ -136,13 +136,10 @@ enum ClaimMerge {
 
         private static let roles = LaunchListCoding.roleCodes.map { LaunchClaim.Role(rawValue: $0) }
 
-        /// Whether this entry comes before the other cursor's in the answer: by claim order, then
-        /// newer version, then path.
+        /// Whether this entry comes before the other cursor's in the answer (rule 30's key).
         func precedes(_ other: Cursor) -> Bool {
-            if order != other.order { return order < other.order }
-            let versions = LaunchListCoding.compare(versionKey, other.versionKey)
-            if versions != 0 { return versions > 0 }
-            return LaunchListCoding.compare(path, other.path) < 0
+            HandlerOrderKey.compare(HandlerOrderKey(claim: order, version: versionKey, path: path),
+                                           HandlerOrderKey(claim: other.order, version: other.versionKey, path: other.path)) < 0
         }
     }
 
