@@ -44,7 +44,7 @@ extension Catalogue {
 
     /// Replaces the package claims of these applications (of all, when nil: claims are global,
     /// rule 14) with `claims`.
-    public func replaceClaims(_ claims: [PackageClaim], of applications: Set<FilePath>? = nil) throws {
+    public func replaceClaims(_ claims: [PackageClaim], of applications: Set<FilePath>?) throws {
         try write { db in
             if let applications {
                 let delete = try db.cachedStatement(sql: "DELETE FROM claims WHERE application_id IN (SELECT id FROM bundles WHERE path = ?)")

@@ -43,10 +43,10 @@ public enum IndexError: Error, CustomStringConvertible {
 
 /// Scans roots into the catalogue: the first time completely, later only what changed.
 public struct Indexer: Sendable {
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueWriting
     public var options: ScanOptions
 
-    public init(catalogue: Catalogue, options: ScanOptions = ScanOptions()) {
+    public init(catalogue: any CatalogueWriting, options: ScanOptions = ScanOptions()) {
         self.catalogue = catalogue
         self.options = options
     }
@@ -167,10 +167,10 @@ public struct Indexer: Sendable {
 
 /// Writes scan batches into the catalogue as they arrive; remembers the first failure.
 final class CatalogueSink: ScanSink, Sendable {
-    let catalogue: Catalogue
+    let catalogue: any CatalogueWriting
     private let failure = Mutex<(any Error)?>(nil)
 
-    init(catalogue: Catalogue) { self.catalogue = catalogue }
+    init(catalogue: any CatalogueWriting) { self.catalogue = catalogue }
 
     func receive(_ events: [ScanEvent]) {
         guard failure.withLock({ $0 == nil }) else { return }

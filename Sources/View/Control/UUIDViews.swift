@@ -13,7 +13,7 @@ import SystemCalls
 /// SOURCE.
 final class UUIDViews: Sendable {
     let source: ScanRoot
-    let catalogue: Catalogue
+    let catalogue: any SymbolIndex
     /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
@@ -28,7 +28,7 @@ final class UUIDViews: Sendable {
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: Catalogue, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
+    init(source: ScanRoot, catalogue: any SymbolIndex, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
         self.refused = refused
