@@ -75,7 +75,7 @@ extension Catalogue {
     /// Every bundle, a chunk of rows at a time (by row id), each chunk read in one transaction:
     /// loading all of them at start should not hold every whole record at once (20,000 records
     /// are some 80 MB, which the process would keep as resident memory after freeing them).
-    public func forEachBundleChunk(size: Int = 1_000, _ body: ([CataloguedBundle]) throws -> Void) throws {
+    public func forEachBundleChunk(size: Int, _ body: ([CataloguedBundle]) throws -> Void) throws {
         var after: Int64 = 0
         while true {
             let chunk: [CataloguedBundle] = try read { db in

@@ -42,23 +42,40 @@ public struct SymbolFileRefusal: Error, CustomStringConvertible {
     }
 }
 
-/// The one lookup from a layout's entry to the file that answers it, for the HTTP server and the
-/// view: which match (`DebugSymbols.candidates`), and which file (`openRecorded`).
-extension Catalogue {
-    /// The first candidate for `entry` whose recorded file opens unchanged inside one of `roots`
+/// The one finder of the file that answers a layout's entry, for the HTTP server
+/// (`Catalogue.symbolFile`) and the view (by-uuid and the symbol stores, on the matches they keep
+/// between two updates): which match (`DebugSymbols.candidates`), and which file
+/// (`Catalogue.openRecorded`).
+public enum SymbolFileFinder {
+    /// The file that answers `role` among an image's `matches` (`DebugSymbols.candidates`' order:
+    /// an ELF image's own executable when no dSYM holds its debug file, as debuginfod serves it).
+    public static func file(for role: SymbolLayout.Role, in matches: [DebugSymbols.Match], roots: [FilePath],
+                            refused: (SymbolFileRefusal) -> Void) throws -> SymbolFile? {
+        try first(among: DebugSymbols.candidates(for: role, in: matches), roots: roots, refused: refused)
+    }
+
+    /// The first of `candidates` whose recorded file opens unchanged inside one of `roots`
     /// (absolute and canonical, as the indexer keeps them); nil when none does. Each candidate
-    /// refused is told to `refused`. Throws what says nothing of the file (the catalogue cannot
-    /// be read, no descriptor or memory is left): an answer then is not a 404.
-    public func symbolFile(_ entry: SymbolLayout.Entry, roots: [FilePath],
-                           refused: (SymbolFileRefusal) -> Void = { _ in }) throws -> SymbolFile? {
-        let matches = try symbolMatches(uuidKey: entry.key)
-        for match in DebugSymbols.candidates(for: entry.role, in: matches) {
-            switch try Self.openRecorded(match, roots: roots) {
+    /// refused is told to `refused`. Throws what says nothing of the file (no descriptor or
+    /// memory is left): an answer then is not a 404.
+    public static func first(among candidates: [DebugSymbols.Match], roots: [FilePath],
+                             refused: (SymbolFileRefusal) -> Void) throws -> SymbolFile? {
+        for match in candidates {
+            switch try Catalogue.openRecorded(match, roots: roots) {
             case let .success(file): return file
             case let .failure(refusal): refused(refusal)
             }
         }
         return nil
+    }
+}
+
+extension Catalogue {
+    /// The file that answers `entry` inside `roots` (`SymbolFileFinder`), from the catalogue's
+    /// matches of its key. Throws also when the catalogue cannot be read.
+    public func symbolFile(_ entry: SymbolLayout.Entry, roots: [FilePath],
+                           refused: (SymbolFileRefusal) -> Void = { _ in }) throws -> SymbolFile? {
+        try SymbolFileFinder.file(for: entry.role, in: symbolMatches(uuidKey: entry.key), roots: roots, refused: refused)
     }
 
     /// Opens exactly the file the indexer read for `match` (Docs/symbols.md, "Which file is

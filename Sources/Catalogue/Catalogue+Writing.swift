@@ -5,11 +5,13 @@ public import SystemCalls
 
 /// Writing: scan events, removals, claims. Each call is one transaction.
 extension Catalogue {
-    /// Applies a batch of scan events in one transaction, in their order.
-    public func apply(_ events: [ScanEvent], scannedAt: Double) throws {
+    /// Applies a batch of scan events in one transaction, in their order; applications' claims and
+    /// type tags too unless `writesLaunchServices` is off (only the benchmark turns it off).
+    public func apply(_ events: [ScanEvent], scannedAt: Double, writesLaunchServices: Bool) throws {
         guard !events.isEmpty else { return }
         try write { db in
-            let writer = try CatalogueWriter(db, scannedAt: scannedAt)
+            var writer = try CatalogueWriter(db, scannedAt: scannedAt)
+            writer.writesLaunchServices = writesLaunchServices
             for event in events { try writer.apply(event) }
         }
     }
@@ -44,7 +46,7 @@ extension Catalogue {
 
     /// Replaces the package claims of these applications (of all, when nil: claims are global,
     /// rule 14) with `claims`.
-    public func replaceClaims(_ claims: [PackageClaim], of applications: Set<FilePath>? = nil) throws {
+    public func replaceClaims(_ claims: [PackageClaim], of applications: Set<FilePath>?) throws {
         try write { db in
             if let applications {
                 let delete = try db.cachedStatement(sql: "DELETE FROM claims WHERE application_id IN (SELECT id FROM bundles WHERE path = ?)")

@@ -35,7 +35,7 @@ public enum RecordCoding {
             "warnings": .array(record.warnings.map(PlistValue.string)),
             "stamps": .string(StampCoding.encode(record.stamps)),
         ]
-        if let backup = record.backup { fields["backup"] = .string(backup.json(exactDates: true).serialized()) }
+        fields["backup"] = BackupCoding.encode(record.backup).map(PlistValue.string)
         fields["layout"] = record.layout.map { .string($0.rawValue) }
         fields["infoFile"] = record.infoFile.map { .string($0.string) }
         fields["infoFormat"] = record.infoFormat.map { .string($0.rawValue) }
@@ -83,7 +83,7 @@ public enum RecordCoding {
         record.icon = path("icon")
         record.documentTypes = DocumentTypeCoding.decode(text("documentTypes") ?? "[]", bundle: record.key)
         record.typeDeclarations = TypeDeclarationCoding.decode(text("typeDeclarations") ?? "[]")
-        record.backup = text("backup").flatMap { try? JSONValue.parse($0) }.flatMap(TimeMachineBackup.init(json:))
+        record.backup = BackupCoding.decode(text("backup"))
         if case let .integer(flags)? = fields["finderFlags"] { record.finderFlags = UInt16(truncatingIfNeeded: flags) }
         record.finderInfoSource = text("finderInfoSource").flatMap(FinderInfoSource.init(rawValue:))
         record.errors = strings("errors")

@@ -161,3 +161,48 @@ package enum TypeDeclarationCoding {
     }
 }
 
+
+/// A Time Machine backup (rule 34) as the JSON object of the `backup` column and of the record
+/// PostgreSQL keeps: the names `TimeMachineBackup.json()` gives people, with `lastSnapshot` kept
+/// as the plist's own seconds since 2001 so that it comes back exact.
+package enum BackupCoding {
+    package static func encode(_ backup: TimeMachineBackup) -> String {
+        func number(_ value: UInt64?) -> JSONValue { value.map { $0 <= UInt64(Int64.max) ? .integer(Int64($0)) : .unsignedInteger($0) } ?? .null }
+        return JSONValue.object([
+            ("model", .optional(backup.model)), ("hostUUID", .optional(backup.hostUUID)), ("machineAddress", .optional(backup.machineAddress)),
+            ("snapshots", .integer(Int64(backup.snapshots))), ("lastSnapshot", backup.lastSnapshot.map(JSONValue.number) ?? .null),
+            ("size", number(backup.size)), ("bandSize", number(backup.bandSize)),
+            ("bands", .integer(Int64(backup.bands))), ("sizeOnDisk", number(backup.sizeOnDisk)),
+        ]).serialized()
+    }
+
+    package static func encode(_ backup: TimeMachineBackup?) -> String? { backup.map(encode) }
+
+    /// Nil for text that is not a JSON object; members of the wrong type are left out.
+    package static func decode(_ text: String?) -> TimeMachineBackup? {
+        guard let text, case let .object(members)? = try? JSONValue.parse(text) else { return nil }
+        let fields = Dictionary(members, uniquingKeysWith: { $1 })
+        func count(_ key: String) -> UInt64? {
+            switch fields[key] {
+            case let .integer(value)?: value >= 0 ? UInt64(value) : nil
+            case let .unsignedInteger(value)?: value
+            default: nil
+            }
+        }
+        var backup = TimeMachineBackup()
+        backup.model = fields["model"]?.stringValue
+        backup.hostUUID = fields["hostUUID"]?.stringValue
+        backup.machineAddress = fields["machineAddress"]?.stringValue
+        backup.snapshots = Int(clamping: count("snapshots") ?? 0)
+        switch fields["lastSnapshot"] {
+        case let .number(seconds)?: backup.lastSnapshot = seconds
+        case let .integer(seconds)?: backup.lastSnapshot = Double(seconds)
+        default: backup.lastSnapshot = nil
+        }
+        backup.size = count("size")
+        backup.bandSize = count("bandSize")
+        backup.bands = Int(clamping: count("bands") ?? 0)
+        backup.sizeOnDisk = count("sizeOnDisk") ?? 0
+        return backup
+    }
+}

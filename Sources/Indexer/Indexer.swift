@@ -43,13 +43,13 @@ public enum IndexError: Error, CustomStringConvertible {
 
 /// Scans roots into the catalogue: the first time completely, later only what changed.
 public struct Indexer: Sendable {
-    public let catalogue: Catalogue
+    public let catalogue: any CatalogueWriting
     public var options: ScanOptions
     /// Whether applications' claims and type tags are written (`CatalogueWriter`). Off only for
     /// the benchmark, which measures what they add to an index.
     public var writesLaunchServices = true
 
-    public init(catalogue: Catalogue, options: ScanOptions = ScanOptions()) {
+    public init(catalogue: any CatalogueWriting, options: ScanOptions = ScanOptions()) {
         self.catalogue = catalogue
         self.options = options
     }
@@ -170,11 +170,11 @@ public struct Indexer: Sendable {
 
 /// Writes scan batches into the catalogue as they arrive; remembers the first failure.
 final class CatalogueSink: ScanSink, Sendable {
-    let catalogue: Catalogue
+    let catalogue: any CatalogueWriting
     let writesLaunchServices: Bool
     private let failure = Mutex<(any Error)?>(nil)
 
-    init(catalogue: Catalogue, writesLaunchServices: Bool) {
+    init(catalogue: any CatalogueWriting, writesLaunchServices: Bool) {
         self.catalogue = catalogue
         self.writesLaunchServices = writesLaunchServices
     }
@@ -184,14 +184,9 @@ final class CatalogueSink: ScanSink, Sendable {
         do { try Self.write(events, to: catalogue, writesLaunchServices: writesLaunchServices) } catch { failure.withLock { $0 = error } }
     }
 
-    /// One transaction of scan events (`Catalogue.apply`, with the writer's Launch Services switch).
-    static func write(_ events: [ScanEvent], to catalogue: Catalogue, writesLaunchServices: Bool) throws {
-        guard !events.isEmpty else { return }
-        try catalogue.transaction(scannedAt: Double(Clocks.wallNanoseconds()) / 1e9) { writer in
-            var writer = writer
-            writer.writesLaunchServices = writesLaunchServices
-            for event in events { try writer.apply(event) }
-        }
+    /// One transaction of scan events, with the writer's Launch Services switch.
+    static func write(_ events: [ScanEvent], to catalogue: any CatalogueWriting, writesLaunchServices: Bool) throws {
+        try catalogue.apply(events, scannedAt: Double(Clocks.wallNanoseconds()) / 1e9, writesLaunchServices: writesLaunchServices)
     }
 
     func check() throws { if let failure = failure.withLock({ $0 }) { throw failure } }

@@ -198,7 +198,7 @@ public final class PublishedCatalogue {
     /// is the outbox position read before the catalogue was: later changes are sent after.
     /// Returns how many bundles were sent.
     @discardableResult
-    public func sendWhole(host: String, from catalogue: Catalogue, identity: String, through: Int64) throws -> Int {
+    public func sendWhole(host: String, from catalogue: any CatalogueOutbox, identity: String, through: Int64) throws -> Int {
         try transaction(host: host) {
             try connection.execute("""
                 INSERT INTO bundlefs_hosts (host, catalogue, sent_through, bundles, whole_at, updated_at, rows_version)

@@ -47,7 +47,7 @@ public final class Publisher: Sendable {
         public static var defaultHost: String { ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost" }
     }
 
-    private let catalogue: Catalogue
+    private let catalogue: any CatalogueOutbox
     private let settings: Settings
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
@@ -57,7 +57,7 @@ public final class Publisher: Sendable {
     private let resumeFrom: Int64?
 
     /// Starts queueing changes in the catalogue now, so that nothing written from here on is missed.
-    public init(catalogue: Catalogue, settings: Settings, logger: Logger) throws {
+    public init(catalogue: any CatalogueOutbox, settings: Settings, logger: Logger) throws {
         self.catalogue = catalogue
         self.settings = settings
         self.logger = logger

@@ -1,4 +1,5 @@
 public import BundleModel
+import Codecs
 
 /// What a request's target asks for (SPEC.md "Symbol stores"): debuginfod's
 /// `/buildid/ID/debuginfo` and `/buildid/ID/executable`, and symbolicator's two layouts under
@@ -52,36 +53,14 @@ public enum SymbolRoute: Equatable, Sendable {
     /// 4-byte build-id, BUNDLES.md rule 25) and at most 128 (a 64-byte one); lower-cased as the
     /// catalogue keys it.
     static func buildID(_ text: String) -> String? {
-        let utf8 = text.utf8
-        guard (8...128).contains(utf8.count), utf8.count % 2 == 0,
-              utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) })
-        else { return nil }
+        guard (8...128).contains(text.utf8.count), Hex.bytes(text) != nil else { return nil }
         return text.lowercased()
     }
 
-    /// A component with its `%XX` escapes decoded; nil for a bad escape, a `/` or NUL, or bytes
-    /// that are not UTF-8.
+    /// A component with its `%XX` escapes decoded (`PercentEncoding`); nil for a bad escape, a
+    /// `/` or NUL, or bytes that are not UTF-8.
     static func decoded(_ raw: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = raw.utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-                bytes.append(high << 4 | low)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        guard !bytes.contains(0), !bytes.contains(UInt8(ascii: "/")) else { return nil }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        guard let text = PercentEncoding.decode(String(raw)), !text.utf8.contains(0), !text.utf8.contains(UInt8(ascii: "/")) else { return nil }
+        return text
     }
 }

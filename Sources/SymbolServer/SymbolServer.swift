@@ -87,7 +87,7 @@ public final class SymbolServer: Sendable {
 
     /// Binds and starts serving. `roots` gives the trees files may be served from, at each lookup
     /// (the catalogue's indexed roots for `serve-symbols`, the daemon's for `serve`).
-    public init(catalogue: Catalogue, roots: @escaping @Sendable () throws -> [FilePath], listen: ListenAddress, settings: Settings = Settings(),
+    public init(catalogue: any SymbolIndex, roots: @escaping @Sendable () throws -> [FilePath], listen: ListenAddress, settings: Settings = Settings(),
                 logger: Logger) throws {
         Self.raiseDescriptorLimit(toFit: settings.maxConnections)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.loopThreads)

@@ -6,6 +6,10 @@ public import SystemCalls
 import Glibc
 #endif
 
+/// What the view reads of the catalogue: bundles' records, the symbol index (by-uuid, the symbol
+/// stores) and the launch index (default applications). It writes nothing.
+public typealias ViewedCatalogue = CatalogueReader & SymbolIndex & LaunchIndex
+
 /// The Finder-like view of one source tree (SPEC.md, "The view"): a reader of the catalogue and of
 /// the tree, kept current by the catalogue's updates (`apply`), served to the kernel once mounted.
 /// Whoever composes it with a watcher (the `Service` layer) loads it once the catalogue is
@@ -19,7 +23,7 @@ public final class FinderView: Sendable {
     ///   - source: a canonical absolute path.
     ///   - cacheTimeout: seconds the kernel may cache entries and attributes of real items
     ///     (they are invalidated when they change).
-    public init(source: FilePath, catalogue: Catalogue, languages: [LanguageTag], cacheTimeout: Double, logger: Logger) throws {
+    public init(source: FilePath, catalogue: any ViewedCatalogue, languages: [LanguageTag], cacheTimeout: Double, logger: Logger) throws {
         self.source = source
         fileSystem = try ViewFileSystem(
             source: try ScanRoot(path: source), catalogue: catalogue, languages: languages,

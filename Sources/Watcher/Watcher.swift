@@ -30,7 +30,7 @@ public enum WatchError: Error, CustomStringConvertible {
 /// Unchecked: its vars belong to the thread in `run` (or are set before it starts); other threads
 /// reach only `stop`, `requestRescan` (atomics), `progress` and the reader (both Sendable).
 public final class Watcher: @unchecked Sendable {
-    let catalogue: Catalogue
+    let catalogue: any WatchedCatalogue
     let roots: [FilePath]
     let settings: WatchSettings
     let options: ScanOptions
@@ -71,7 +71,7 @@ public final class Watcher: @unchecked Sendable {
 
     /// - Parameters:
     ///   - roots: canonical absolute paths (see `Indexer.canonicalRoot`).
-    public init(catalogue: Catalogue, roots: [FilePath], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
+    public init(catalogue: any WatchedCatalogue, roots: [FilePath], settings: WatchSettings, options: ScanOptions, logger: Logger) throws {
         guard let lock = try FileLock(path: Catalogue.lockPath(catalogue: catalogue.path)) else { throw WatchError.alreadyWatched(catalogue: catalogue.path) }
         self.lock = lock
         self.catalogue = catalogue

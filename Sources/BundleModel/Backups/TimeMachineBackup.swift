@@ -78,44 +78,15 @@ public struct TimeMachineBackup: Sendable, Hashable {
 }
 
 extension TimeMachineBackup {
-    /// As JSON: `model`, `hostUUID`, `machineAddress`, `snapshots`, `lastSnapshot`, `size`,
-    /// `bandSize`, `bands`, `sizeOnDisk`. `lastSnapshot` is ISO 8601 for people and programs
-    /// (`show --json`), or the plist's own seconds since 2001 where it must come back exact (the
-    /// catalogue's column, the record PostgreSQL keeps).
-    public func json(exactDates: Bool = false) -> JSONValue {
+    /// As JSON for people and programs (`show --json`): `model`, `hostUUID`, `machineAddress`,
+    /// `snapshots`, `lastSnapshot` (ISO 8601), `size`, `bandSize`, `bands`, `sizeOnDisk`. The
+    /// catalogue's column keeps it otherwise (`BackupCoding` in CatalogueReading).
+    public func json() -> JSONValue {
         func number(_ value: UInt64?) -> JSONValue { value.map { $0 <= UInt64(Int64.max) ? .integer(Int64($0)) : .unsignedInteger($0) } ?? .null }
-        let last: JSONValue = lastSnapshot.map { exactDates ? .number($0) : .string(PlistDate.formatISO8601($0)) } ?? .null
         return .object([
             ("model", .optional(model)), ("hostUUID", .optional(hostUUID)), ("machineAddress", .optional(machineAddress)),
-            ("snapshots", .integer(Int64(snapshots))), ("lastSnapshot", last), ("size", number(size)), ("bandSize", number(bandSize)),
-            ("bands", .integer(Int64(bands))), ("sizeOnDisk", number(sizeOnDisk)),
+            ("snapshots", .integer(Int64(snapshots))), ("lastSnapshot", lastSnapshot.map { .string(PlistDate.formatISO8601($0)) } ?? .null),
+            ("size", number(size)), ("bandSize", number(bandSize)), ("bands", .integer(Int64(bands))), ("sizeOnDisk", number(sizeOnDisk)),
         ])
-    }
-
-    /// Back from `json(exactDates: true)`.
-    public init?(json: JSONValue) {
-        guard case let .object(members) = json else { return nil }
-        let fields = Dictionary(members, uniquingKeysWith: { $1 })
-        func count(_ key: String) -> UInt64? {
-            switch fields[key] {
-            case let .integer(value)?: value >= 0 ? UInt64(value) : nil
-            case let .unsignedInteger(value)?: value
-            default: nil
-            }
-        }
-        self.init()
-        model = fields["model"]?.stringValue
-        hostUUID = fields["hostUUID"]?.stringValue
-        machineAddress = fields["machineAddress"]?.stringValue
-        snapshots = Int(clamping: count("snapshots") ?? 0)
-        switch fields["lastSnapshot"] {
-        case let .number(seconds)?: lastSnapshot = seconds
-        case let .integer(seconds)?: lastSnapshot = Double(seconds)
-        default: lastSnapshot = nil
-        }
-        size = count("size")
-        bandSize = count("bandSize")
-        bands = Int(clamping: count("bands") ?? 0)
-        sizeOnDisk = count("sizeOnDisk") ?? 0
     }
 }

@@ -38,9 +38,9 @@ final class RecordCache: Sendable {
     static let iconByteLimit = 64 << 20
 
     private let state: Mutex<State>
-    let catalogue: Catalogue
+    let catalogue: any CatalogueReader
 
-    init(catalogue: Catalogue, limit: Int = 256) {
+    init(catalogue: any CatalogueReader, limit: Int = 256) {
         self.catalogue = catalogue
         state = Mutex(State(records: BoundedCache(limit: limit, keeping: limit / 2),
                             icons: BoundedCache(limit: Self.iconByteLimit, keeping: Self.iconByteLimit / 2)))

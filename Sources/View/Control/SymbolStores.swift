@@ -46,7 +46,7 @@ final class SymbolStores: Sendable {
     static let directoryName: FileName = "symbols"
 
     let source: ScanRoot
-    let catalogue: Catalogue
+    let catalogue: any SymbolIndex
     /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
@@ -73,7 +73,7 @@ final class SymbolStores: Sendable {
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: Catalogue, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
+    init(source: ScanRoot, catalogue: any SymbolIndex, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
         self.refused = refused

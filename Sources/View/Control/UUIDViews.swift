@@ -13,7 +13,7 @@ import SystemCalls
 /// SOURCE.
 final class UUIDViews: Sendable {
     let source: ScanRoot
-    let catalogue: Catalogue
+    let catalogue: any SymbolIndex
     /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
@@ -28,7 +28,7 @@ final class UUIDViews: Sendable {
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: Catalogue, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
+    init(source: ScanRoot, catalogue: any SymbolIndex, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
         self.refused = refused
@@ -107,28 +107,20 @@ final class UUIDViews: Sendable {
     /// That match's file, when it is the one indexed, unchanged, inside `root`.
     static func file(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath,
                      refused: (SymbolFileRefusal) -> Void) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        firstFile(match(role, in: matches).map { [$0] } ?? [], within: root, refused: refused)
+        found(try SymbolFileFinder.first(among: match(role, in: matches).map { [$0] } ?? [], roots: [root], refused: refused))
     }
 
-    /// The file of a symbol store's path: the first of `DebugSymbols.candidates` whose file is the
-    /// one indexed, unchanged, inside `root`, as the HTTP server chooses (an ELF image's own
-    /// executable when no dSYM holds its debug file, as debuginfod serves it).
+    /// The file of a symbol store's path, as the HTTP server finds it (`SymbolFileFinder`).
     static func storeFile(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match], within root: FilePath,
                           refused: (SymbolFileRefusal) -> Void) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        firstFile(DebugSymbols.candidates(for: role, in: matches), within: root, refused: refused)
+        found(try SymbolFileFinder.file(for: role, in: matches, roots: [root], refused: refused))
     }
 
-    /// The server's judgement (`Catalogue.openRecorded`): the file is opened and checked, then
-    /// closed; its reads open it again by path and find the same file or fail (`sourceFile`).
-    private static func firstFile(_ candidates: [DebugSymbols.Match], within root: FilePath, refused: (SymbolFileRefusal) -> Void)
-        -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
-        for match in candidates {
-            switch try? Catalogue.openRecorded(match, roots: [root]) {
-            case let .success(file)?: return (file.path, file.status, match)
-            case let .failure(refusal)?: refused(refusal)
-            case nil: return nil // out of descriptors or memory: the kernel asks again
-            }
-        }
-        return nil
+    /// The finder's file, closed: its reads open it again by path and find the same file or
+    /// fail (`sourceFile`). Nil also when the process is out of descriptors or memory: the
+    /// kernel asks again.
+    private static func found(_ find: @autoclosure () throws -> SymbolFile?) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        guard let file = try? find() else { return nil }
+        return (file.path, file.status, file.match)
     }
 }

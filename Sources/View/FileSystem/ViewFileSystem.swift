@@ -82,7 +82,7 @@ final class ViewFileSystem: Sendable {
     /// request handler's locks).
     let retireNode = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
 
-    init(source: ScanRoot, catalogue: Catalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
+    init(source: ScanRoot, catalogue: any ViewedCatalogue, languages: [LanguageTag], timeouts: ViewTimeouts = ViewTimeouts(),
          listingEntryLimit: Int = 50_000, layoutMemberLimit: Int = 25_000, openFileLimit: Int = 256, logger: Logger) throws {
         self.source = source
         rootStatus = try FileStatus.of(source.path)

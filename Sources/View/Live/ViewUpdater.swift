@@ -10,11 +10,11 @@ import SystemCalls
 /// kernel which cached entries, attributes and pages to drop.
 final class ViewUpdater: Sendable {
     let fileSystem: ViewFileSystem
-    let catalogue: Catalogue
+    let catalogue: any CatalogueReader
     private let worker = SerialWorker()
     private let session = Mutex<FuseSession?>(nil)
 
-    init(fileSystem: ViewFileSystem, catalogue: Catalogue) {
+    init(fileSystem: ViewFileSystem, catalogue: any CatalogueReader) {
         self.fileSystem = fileSystem
         self.catalogue = catalogue
     }

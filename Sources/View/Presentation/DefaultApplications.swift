@@ -11,7 +11,7 @@ import Synchronization
 /// stream says the catalogue changed (`invalidate`): any update may have installed, changed or
 /// removed an application.
 final class DefaultApplications: Sendable {
-    let catalogue: Catalogue
+    let catalogue: any LaunchIndex
     /// Counts each ranking run (`ranking` in `user.bundlefs.requests`), so its cost can be seen.
     let requests: RequestCounts
     private let kept = Mutex(Kept())
@@ -24,7 +24,7 @@ final class DefaultApplications: Sendable {
         var generation = 0
     }
 
-    init(catalogue: Catalogue, requests: RequestCounts) {
+    init(catalogue: any LaunchIndex, requests: RequestCounts) {
         self.catalogue = catalogue
         self.requests = requests
     }
@@ -37,7 +37,7 @@ final class DefaultApplications: Sendable {
         // A catalogue that cannot be read now (locked, being replaced) gives no answer, and none
         // is kept: the next request asks again.
         requests.count(.ranking)
-        guard let handlers = try? catalogue.handlers(of: question, limit: 1) else { return nil }
+        guard let handlers = try? catalogue.handlers(of: question, role: nil, all: false, limit: 1) else { return nil }
         let identifier = handlers.first?.application.identifier
         kept.withLock { if $0.generation == generation { _ = $0.answers.store(identifier, for: question, weight: 1) } }
         return identifier
