@@ -183,7 +183,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
+            dependencies: ["BundleModel", "Codecs", "Fixtures", "Service", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .testTarget(
             name: "SymbolServerTests",

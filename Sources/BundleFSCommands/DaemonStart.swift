@@ -4,8 +4,8 @@ import Logging
 import Service
 
 extension Daemon {
-    /// How `watch`, `mount` and `serve` run the daemon: its errors a user can act on as one line
-    /// and status 1.
+    /// How `watch`, `mount`, `serve` and `serve-symbols` run the daemon: its errors a user can act
+    /// on as one line and status 1.
     static func start(_ plan: Plan, common: CommonOptions, label: String, defaultLevel: Logger.Level = .warning,
                       ready: @escaping @Sendable () -> Void = {}) throws {
         let daemon: Daemon

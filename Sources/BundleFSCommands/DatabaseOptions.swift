@@ -4,24 +4,16 @@ import Catalogue
 import CatalogueCommands
 import Publishing
 
-/// PostgreSQL for `--database` (libpq, through Publishing): installed into `RemoteCatalogue` when
-/// the complete binary starts, and `open-with`'s own question.
+/// PostgreSQL for `--database` (libpq, through Publishing): `query`'s bundles (`PostgresBundles`)
+/// and `open-with`'s own question.
 extension DatabaseOptions {
-    static func install() {
-        RemoteCatalogue.looksValid = PostgresURL.looksValid
-        // The bundles matching a query in the database (`host`'s, or every host's).
-        RemoteCatalogue.bundles = { query, database, host in
-            try asking(database) { try $0.bundles(matching: query, host: host) }.map { ($0.host, $0.record) }
-        }
-    }
-
     /// `open-with`'s answer from the database's tables of claims and type tags.
     func handlers(of question: HandlerRanking.Question, role: LaunchClaim.Role?, all: Bool, database: String) throws -> PublishedHandlers {
         try Self.asking(database) { try $0.handlers(of: question, host: host, role: role, all: all) }
     }
 
     /// Asks the database; its errors as one line without any password.
-    private static func asking<T>(_ database: String, _ body: (PublishedCatalogue) throws -> T) throws -> T {
+    static func asking<T>(_ database: String, _ body: (PublishedCatalogue) throws -> T) throws -> T {
         do {
             return try body(PublishedCatalogue(readingFrom: database))
         } catch {
@@ -32,7 +24,7 @@ extension DatabaseOptions {
 
 
 /// `--database URL [--host NAME]`: ask the PostgreSQL database hosts publish to instead of the
-/// local catalogue (`query`, `open-with`). The asking is `RemoteCatalogue`'s.
+/// local catalogue (`query`, `open-with`).
 struct DatabaseOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
@@ -45,9 +37,15 @@ struct DatabaseOptions: ParsableArguments {
 
     func validate() throws {
         if host != nil && database == nil { throw ValidationError("--host narrows --database; give --database too") }
-        if let database, !RemoteCatalogue.looksValid(database) {
+        if let database, !PostgresURL.looksValid(database) {
             throw ValidationError("--database: not a PostgreSQL connection string (postgresql://… or key=value words)")
         }
     }
 }
 
+/// `query --database`'s answer, which the complete binary gives itself.
+struct PostgresBundles: PublishedBundles {
+    func bundles(matching query: BundleQuery, database: String, host: String?) throws -> [(host: String?, record: BundleRecord)] {
+        try DatabaseOptions.asking(database) { try $0.bundles(matching: query, host: host) }.map { ($0.host, $0.record) }
+    }
+}

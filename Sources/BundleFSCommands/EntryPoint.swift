@@ -4,7 +4,6 @@ import CatalogueCommands
 /// it does not answer itself: `QueryOnlyMain`): every command, with PostgreSQL for `--database`.
 public enum BundleFSMain {
     public static func run() -> Never {
-        DatabaseOptions.install()
         CommandLineMain.run(BundleFS.self, arguments: CommandLineMain.arguments())
     }
 }

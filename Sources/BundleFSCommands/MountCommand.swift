@@ -2,7 +2,6 @@ import ArgumentParser
 import CatalogueCommands
 import Foundation
 import Service
-import SystemCalls
 
 struct MountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,16 +37,14 @@ struct MountCommand: ParsableCommand {
     @Flag(help: "Mount even over a directory that is not empty (what it holds is hidden while the view is mounted).")
     var nonempty = false
 
-    static let daemonVariable = "BUNDLEFS_DAEMONIZED"
-
     func validate() throws {
         if threads < 1 || threads > 64 { throw ValidationError("--threads must be between 1 and 64") }
     }
 
     func run() throws {
-        if !foreground { try daemonize() }
-        let daemonized = ProcessInfo.processInfo.environment[Self.daemonVariable] == "1"
-        if daemonized { _ = setsid() }
+        if !foreground { try Detaching.startInBackground(extraArguments: ["--foreground"]) }
+        let environment = ProcessInfo.processInfo.environment
+        let detachedReady = Detaching.daemonReady(environment: environment)
         var settings = MountSettings()
         settings.languages = try common.languages()
         settings.threads = threads
@@ -56,33 +53,7 @@ struct MountCommand: ParsableCommand {
         plan.view = Daemon.ViewPlan(mountPoint: absolutePath(mountPoint), settings: settings)
         plan.view?.refusesNonEmpty = !nonempty
         plan.publish = publishing.plan
-        plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
-        try Daemon.start(plan, common: common, label: "bundlefs.mount") {
-            if daemonized { Self.reportReadyAndDetach() }
-        }
-    }
-
-    /// Starts the daemon (this command again, with -f) and waits until it says the view is
-    /// mounted; its errors reach the terminal through the inherited stderr.
-    func daemonize() throws -> Never {
-        let (readEnd, writeEnd) = try Spawn.pipe()
-        let arguments = (1..<Int(CommandLine.argc)).map { FileNameCoding.string(cString: CommandLine.unsafeArgv[$0]!) } + ["--foreground"]
-        let pid = try Spawn.this(arguments: arguments, environment: [Self.daemonVariable: "1"], standardOutput: writeEnd)
-        close(writeEnd)
-        var reply: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(readEnd, &byte, 1) == 1 && byte != UInt8(ascii: "\n") { reply.append(byte) }
-        if String(decoding: reply, as: UTF8.self) == "ready" { Foundation.exit(0) }
-        Foundation.exit(Spawn.wait(pid))
-    }
-
-    static func reportReadyAndDetach() {
-        let message = Array("ready\n".utf8)
-        _ = message.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        let null = open("/dev/null", O_RDWR)
-        if null >= 0 {
-            for fd in Int32(0)...2 { dup2(null, fd) }
-            if null > 2 { close(null) }
-        }
+        plan.watch = .fromEnvironment(environment)
+        try Daemon.start(plan, common: common, label: "bundlefs.mount", ready: detachedReady ?? {})
     }
 }

@@ -47,7 +47,7 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    func run() throws { try request.run() }
+    func run() throws { try request.run(asking: PostgresBundles()) }
 
     /// What was asked, as plain values (what `DirectArguments` reads without this type).
     var request: QueryRequest {

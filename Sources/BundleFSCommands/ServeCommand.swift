@@ -3,7 +3,6 @@ import CatalogueCommands
 import Foundation
 import Service
 import SymbolServer
-import SystemCalls
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,37 +49,29 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let (configuration, cataloguePath) = try resolve(environment: environment)
-        var settings = MountSettings()
-        settings.languages = try common.languageList == nil ? configuration.languages ?? common.languages() : common.languages()
-        settings.threads = threads ?? configuration.threads
-        settings.allowOther = allowOther || configuration.allowOther
-        var plan = Daemon.Plan(roots: [configuration.source], catalogue: cataloguePath)
-        plan.view = Daemon.ViewPlan(mountPoint: configuration.mountPoint, settings: settings)
-        plan.view?.clearsDeadMount = true
-        plan.publish = (publishing.url ?? configuration.publish).map { Daemon.PublishPlan(url: $0, host: publishing.host ?? configuration.host) }
-        plan.symbols = symbols.flatMap(ListenAddress.init) ?? configuration.symbols
-        plan.notifiesSystemd = true
-        plan.watch = .fromEnvironment(environment)
+        let plan: Daemon.Plan
+        do {
+            plan = try .serve(try given(), defaultCatalogue: CatalogueChoice().catalogueFile, defaultLanguages: CatalogueChoice().languages(),
+                              environment: ProcessInfo.processInfo.environment)
+        } catch let error as ConfigurationError {
+            throw UserError("configuration \(error)")
+        }
         try Daemon.start(plan, common: common, label: "bundlefs.serve", defaultLevel: .info)
     }
 
-    /// What to serve and which catalogue: the arguments, or the configuration file; --catalogue
-    /// wins over the file's `catalogue`, which wins over the default for that file.
-    func resolve(environment: [String: String]) throws -> (ServeConfiguration, FilePath) {
-        if let source, let mountPoint {
-            return (ServeConfiguration(source: absolutePath(source), mountPoint: absolutePath(mountPoint)), common.catalogueFile)
-        }
-        let file = configurationFile.map { absolutePath($0) } ?? ServeConfiguration.defaultPath(environment: environment)
-        let configuration: ServeConfiguration
-        do {
-            configuration = try ServeConfiguration.load(file, home: FilePath(environment["HOME"] ?? NSHomeDirectory()))
-        } catch {
-            throw UserError("configuration \(error)")
-        }
-        let catalogue = common.cataloguePath.map { absolutePath($0) } ?? configuration.catalogue
-            ?? ServeConfiguration.defaultCatalogue(forConfiguration: file, defaultCatalogue: common.catalogueFile)
-        return (configuration, catalogue)
+    /// What the command line gives; the configuration file fills in the rest (`Daemon.Plan.serve`).
+    func given() throws -> ServeCommandLine {
+        var given = ServeCommandLine()
+        given.source = source.map { absolutePath($0) }
+        given.mountPoint = mountPoint.map { absolutePath($0) }
+        given.configurationFile = configurationFile.map { absolutePath($0) }
+        given.catalogue = common.cataloguePath.map { absolutePath($0) }
+        given.languages = try common.languageList.map { _ in try common.languages() }
+        given.threads = threads
+        given.allowOther = allowOther
+        given.publish = publishing.url
+        given.host = publishing.host
+        given.symbols = symbols.flatMap(ListenAddress.init)
+        return given
     }
 }

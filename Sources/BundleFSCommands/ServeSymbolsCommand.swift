@@ -1,8 +1,7 @@
 import ArgumentParser
 import CatalogueCommands
-import Foundation
+import Service
 import SymbolServer
-import SystemCalls
 
 struct ServeSymbolsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,20 +28,8 @@ struct ServeSymbolsCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Before any thread starts, so that every thread inherits the mask and the signal thread takes them.
-        Signals.block()
-        let logger = common.logger("bundlefs.symbols", defaultLevel: .info)
-        let catalogue = try common.openCatalogue(.readOnly)
-        let server: SymbolServer
-        do {
-            server = try SymbolServer(catalogue: catalogue, roots: { try catalogue.indexedRoots() }, listen: ListenAddress(listen)!,
-                                      settings: .fromEnvironment(ProcessInfo.processInfo.environment), logger: logger)
-        } catch let error as SymbolServerError {
-            throw UserError("\(error)")
-        }
-        if !server.address.isLoopback { logger.warning("serving symbols to the network: whoever reaches \(server.address) reads the catalogued files") }
-        logger.info("serving symbols at http://\(server.address)")
-        try Signals.handle { _ in server.stop() }
-        server.wait()
+        var plan = Daemon.Plan(roots: [], catalogue: common.catalogueFile)
+        plan.http = [HTTPServerPlan(listen: ListenAddress(listen)!, routes: [.symbols])]
+        try Daemon.start(plan, common: common, label: "bundlefs.symbols", defaultLevel: .info)
     }
 }

@@ -29,7 +29,8 @@ package struct QueryRequest: Equatable, Sendable {
         (self.json, self.database, self.host, self.choice) = (json, database, host, choice)
     }
 
-    package func run() throws {
+    /// - Parameter published: what answers `--database`; without it, `--database` is an error.
+    package func run(asking published: (any PublishedBundles)? = nil) throws {
         let languages = try choice.languages()
         let underPath = under.map { path in Self.canonicalDirectory(absolutePath(path)) }
         guard !(inArchives && noArchives) else { throw UserError("--in-archives and --no-archives exclude each other") }
@@ -54,8 +55,9 @@ package struct QueryRequest: Equatable, Sendable {
         let bundles: [(host: String?, record: BundleRecord)]
         var archiveErrors: [FilePath: String] = [:]
         if let database {
+            guard let published else { throw UserError("--database: this bundlefs cannot reach PostgreSQL") }
             // PostgreSQL narrows by what it indexes; rules 31 and 32 are applied to the records here.
-            bundles = try RemoteCatalogue.bundles(query, database, host).filter { Self.admits(query, $0.record) }
+            bundles = try published.bundles(matching: query, database: database, host: host).filter { Self.admits(query, $0.record) }
         } else {
             let catalogue = try choice.lookup()
             bundles = try catalogue.bundles(matching: query).map { (nil, $0.record) }

@@ -111,7 +111,12 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func armDeadline(context: ChannelHandlerContext) {
         deadline?.cancel()
         let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: shared.settings.headerTimeout.timeAmount) { channel.close(promise: nil) }
+        let (timeout, logger) = (shared.settings.headerTimeout, shared.logger)
+        deadline = context.eventLoop.scheduleTask(in: timeout.timeAmount) {
+            let peer = channel.remoteAddress.map { "\($0.ipAddress ?? "?") \($0.port ?? 0)" } ?? "?"
+            logger.debug("\(peer): no request head within \(timeout); closed")
+            channel.close(promise: nil)
+        }
     }
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -138,6 +138,30 @@ import Glibc
         #expect(try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", "/dev/null", url]).status != 0, "the server stops with the service")
     }
 
+    /// The symbol server beside the view is made as `serve-symbols`' is (issue 39): the
+    /// `BUNDLEFS_SYMBOLS_*` settings apply (here the time to send a request's head), and an
+    /// address other hosts reach is warned about. Before, both held for `serve-symbols` only.
+    @Test func symbolsBesideTheViewTakeTheServersSettingsAndWarning() throws {
+        let mountPoint = directory.appending("network-mnt")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let (process, socket) = try serve([source, mountPoint, "--catalogue", directory.appending("network.sqlite"), "--symbols", "0.0.0.0:0", "--log-level", "debug"],
+                                          environment: ["BUNDLEFS_SYMBOLS_HEADER_TIMEOUT_MS": "500"])
+        defer { finish(process, mountPoint: mountPoint) }
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        func log() -> String { (try? String(contentsOfFile: directory.appending("serve.log"), encoding: .utf8)) ?? "" }
+        let address = try #require(log().range(of: #"http://0\.0\.0\.0:[0-9]+"#, options: .regularExpression), "\(log())")
+        let port = try #require(Int(log()[address].split(separator: ":").last ?? ""))
+        #expect(log().contains("serving symbols to the network: whoever reaches 0.0.0.0:\(port) reads the catalogued files"), "\(log())")
+        let silent = try #require(RawConnection(port: port))
+        try poll(timeout: 60, "the silent connection cut off by the configured head timeout") {
+            log().contains("no request head within 0.5 seconds; closed")
+        }
+        try poll(timeout: 10, "the cut-off to reach this end") { silent.isClosedByPeer }
+        kill(process.processIdentifier, SIGTERM)
+        try poll(timeout: 30, "serve to exit") { hasExited(process) }
+        #expect(process.terminationStatus == 0)
+    }
+
     /// A port nothing listens on now (the kernel's pick, released).
     func freeLoopbackPort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
