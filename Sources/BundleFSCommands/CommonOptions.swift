@@ -8,21 +8,21 @@ import SystemCalls
 /// Options every command takes.
 struct CommonOptions: ParsableArguments {
 
-    @Option(name: .customLong("catalogue"), help: ArgumentHelp(
+    @Option(name: .declared(.catalogue), help: ArgumentHelp(
         "The catalogue file.",
         discussion: "Default: $BUNDLEFS_CATALOGUE, else $XDG_CACHE_HOME/bundlefs/catalogue.sqlite, else ~/.cache/bundlefs/catalogue.sqlite.",
         valueName: "file"))
     var cataloguePath: String?
 
-    @Option(name: .customLong("lang"), help: ArgumentHelp(
+    @Option(name: .declared(.lang), help: ArgumentHelp(
         "The languages to show names in, most preferred first (e.g. de-CH,en).",
         discussion: "Default: from LANGUAGE, LC_ALL, LC_MESSAGES, LANG.", valueName: "tags"))
     var languageList: String?
 
-    @Flag(name: .shortAndLong, help: "Say more (the same as --log-level info).")
+    @Flag(name: .declared(.verbose), help: "Say more (the same as --log-level info).")
     var verbose = false
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("How much to log.", valueName: "level"))
+    @Option(name: .declared(.logLevel), help: ArgumentHelp("How much to log.", valueName: "level"))
     var logLevel: LogLevel?
 
     /// The options `query` and `symbols` act on, as plain values.

@@ -27,12 +27,12 @@ extension DatabaseOptions {
 /// local catalogue (`query`, `open-with`).
 struct DatabaseOptions: ParsableArguments {
 
-    @Option(help: ArgumentHelp(
+    @Option(name: .declared(.database), help: ArgumentHelp(
         "Ask this PostgreSQL database, which hosts publish to, instead of the local catalogue.",
         discussion: "A libpq URI or key=value string; PG* variables, PGSERVICE and ~/.pgpass apply.", valueName: "url"))
     var database: String?
 
-    @Option(help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
+    @Option(name: .declared(.host), help: ArgumentHelp("With --database: only this host's bundles.", valueName: "name"))
     var host: String?
 
     func validate() throws {

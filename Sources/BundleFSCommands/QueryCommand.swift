@@ -11,36 +11,36 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An identifier, or a glob with * and ?.", valueName: "id-or-glob"))
     var identifier: String?
 
-    @Option(help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, backup (a Time Machine backup), folder (a folder named like a bundle, listed only when asked for), or a raw package type.", valueName: "kind"))
+    @Option(name: .declared(.kind), help: ArgumentHelp("Only this kind: application, framework, bundle, plugin, extension, kext, document, backup (a Time Machine backup), folder (a folder named like a bundle, listed only when asked for), or a raw package type.", valueName: "kind"))
     var kind: String?
 
-    @Option(help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))
+    @Option(name: .declared(.under), help: ArgumentHelp("Only bundles at or below this path.", valueName: "path"))
     var under: String?
 
-    @Option(help: ArgumentHelp("Only bundles with an executable or DWARF slice of this Mach-O UUID or ELF build-id (any case, hyphens or none).", valueName: "uuid"))
+    @Option(name: .declared(.uuid), help: ArgumentHelp("Only bundles with an executable or DWARF slice of this Mach-O UUID or ELF build-id (any case, hyphens or none).", valueName: "uuid"))
     var uuid: String?
 
-    @Option(help: ArgumentHelp("Only bundles with a slice of this architecture (x86_64, arm64, arm64e, i386, ppc, aarch64, ...).", valueName: "arch"))
+    @Option(name: .declared(.arch), help: ArgumentHelp("Only bundles with a slice of this architecture (x86_64, arm64, arm64e, i386, ppc, aarch64, ...).", valueName: "arch"))
     var arch: String?
 
-    @Flag(name: .customLong("in-archives"), help: "Only bundles inside archives (.ipa, .zip, .tar.*, ...).")
+    @Flag(name: .declared(.inArchives), help: "Only bundles inside archives (.ipa, .zip, .tar.*, ...).")
     var inArchives = false
 
-    @Flag(name: .customLong("no-archives"), help: "Only bundles on disk, none inside archives.")
+    @Flag(name: .declared(.noArchives), help: "Only bundles on disk, none inside archives.")
     var noArchives = false
 
-    @Option(name: .customLong("plugin-type"), help: ArgumentHelp("Only bundles that provide this CFPlugIn type (a UUID, any case).", valueName: "uuid"))
+    @Option(name: .declared(.plugInType), help: ArgumentHelp("Only bundles that provide this CFPlugIn type (a UUID, any case).", valueName: "uuid"))
     var plugInType: String?
 
-    @Option(name: .customLong("extension-point"), help: ArgumentHelp("Only extensions of this extension point (NSExtensionPointIdentifier).", valueName: "id"))
+    @Option(name: .declared(.extensionPoint), help: ArgumentHelp("Only extensions of this extension point (NSExtensionPointIdentifier).", valueName: "id"))
     var extensionPoint: String?
 
-    @Option(name: .customLong("runs-on"), help: ArgumentHelp(
+    @Option(name: .declared(.runsOn), help: ArgumentHelp(
         "Only bundles whose executable runs natively there: PLATFORM[:VERSION][/ARCH], e.g. macos:15.0/arm64, macos/x86_64, ios:17.0.",
         valueName: "target"))
     var runsOn: String?
 
-    @Flag(help: "Print a JSON array for programs instead of a table.")
+    @Flag(name: .declared(.json), help: "Print a JSON array for programs instead of a table.")
     var json = false
 
     @OptionGroup var remote: DatabaseOptions

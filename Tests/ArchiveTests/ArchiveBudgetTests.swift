@@ -46,15 +46,9 @@ import TestSupport
     func inspect(_ path: String, limits: ArchiveLimits) throws -> (error: String?, seconds: Double) {
         let root = try ScanRoot(path: FilePath(temporary.path))
         let inspector = ArchiveInspector(inspector: BundleInspector(root: root), limits: limits)
-        let start = Self.threadSeconds()
+        let start = threadSeconds()
         let result = inspector.inspect(archive: FilePath(path)) { try Descriptor.open(FilePath(path), flags: Descriptor.readOnly) }
-        return (result.error, Self.threadSeconds() - start)
-    }
-
-    static func threadSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        return (result.error, threadSeconds() - start)
     }
 
     /// Limits with every other one out of the way (no ratio, no byte budget within reach).

@@ -199,11 +199,11 @@ import TestSupport
         bomb.macApp("Bomb.app", identifier: "org.example.bomb")
         bomb.file("Bomb.app/Contents/Resources/zeros", [UInt8](repeating: 0, count: 64 << 20))
         try build("Bomb.pkg", [.init(identifier: "org.example.bomb.pkg", version: "1", installLocation: "/Applications", payload: bomb.root)])
-        let start = Clocks.monotonicSeconds()
+        let start = threadSeconds()
         let bombed = try inspect("Bomb.pkg")
         #expect(bombed.installer?.payloadErrors[FilePath("Payload")]?.contains("-fold compression") == true, "\(String(describing: bombed.installer))")
         #expect(bombed.error?.contains("-fold compression") == true)
-        #expect(Clocks.monotonicSeconds() - start < 5)
+        #expect(threadSeconds() - start < 5, "processor time")
 
         let large = TreeWriter(root: temporary.appending("large"))
         large.macApp("Large.app", identifier: "org.example.large")
@@ -261,9 +261,9 @@ import TestSupport
                 var bytes = original
                 bytes.replaceSubrange(start..<(start + payload.count), with: region)
                 try Data(bytes).write(to: URL(fileURLWithPath: Paths.join(packages, name)))
-                let began = Clocks.monotonicSeconds()
+                let began = threadSeconds()
                 let result = try inspect(name, limits: limits)
-                #expect(Clocks.monotonicSeconds() - began < limits.seconds + 1)
+                #expect(threadSeconds() - began < limits.seconds + 1)
                 #expect(result.members <= limits.members * 2)
             }
         }

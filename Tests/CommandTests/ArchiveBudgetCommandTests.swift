@@ -6,7 +6,8 @@ import Testing
 import TestSupport
 
 /// Hostile archives through `bundlefs index` with the standard limits (Docs/archives.md): each is
-/// catalogued with its error, within the 30 s an archive may take, in bounded memory.
+/// catalogued with the error of the limit that stopped it (its time is the benchmark's), in
+/// bounded memory.
 @Suite struct ArchiveBudgetCommandTests {
     let temporary = TemporaryDirectory("archive-budgets")
     var tree: TreeWriter { TreeWriter(root: temporary.appending("tree")) }
@@ -40,7 +41,6 @@ import TestSupport
 
         let run = try Subprocess.measuredBundlefs(["index", tree.root], catalogue: catalogue, timeout: 60)
         #expect(run.result.status == 0, "\(run.result)")
-        #expect(run.seconds < 30 + 5, "\(run.seconds) s")
         #expect(run.peakMegabytes < Self.peakMegabytes, "\(run.peakMegabytes) MB")
         let errors = try archiveErrors()
         #expect(errors.contains("Bomb.tar.bz2: ") && errors.contains("-fold compression"), "\(errors)")
@@ -92,7 +92,6 @@ import TestSupport
 
         let run = try Subprocess.measuredBundlefs(["index", tree.root], catalogue: catalogue)
         #expect(run.result.status == 0, "\(run.result)")
-        #expect(run.seconds < 30 + 5, "\(run.seconds) s")
         #expect(run.peakMegabytes < Self.peakMegabytes, "\(run.peakMegabytes) MB")
         let errors = try archiveErrors()
         #expect(errors.contains("Many.zip: more than 100000 members"), "\(errors)")

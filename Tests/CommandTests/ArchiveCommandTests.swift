@@ -105,9 +105,7 @@ import TestSupport
         let encrypted = try Subprocess.run("/usr/bin/zip", ["-qry", "-P", "secret", tree.path("Locked.ipa"), "Payload"], directory: source.root)
         try #require(encrypted.status == 0, "\(encrypted)")
 
-        let start = Date()
         #expect(try bundlefs("index", tree.root).status == 0)
-        #expect(Date().timeIntervalSince(start) < 30)
         let errors = try Subprocess.run("/usr/bin/sqlite3", [catalogue, "SELECT path || ': ' || error FROM archives WHERE error IS NOT NULL ORDER BY path"])
         #expect(errors.standardOutput.contains("Climb.zip: 1 member names leading out"), "\(errors)")
         // The bomb is stopped at its ratio (the archive's error); its app is still catalogued.

@@ -50,23 +50,45 @@ import Testing
         for arguments in left { #expect(DirectArguments.parse(arguments) == nil, "\(arguments)") }
     }
 
+    /// Words of random command lines: each declared option as a user may give it (alone, with a
+    /// value attached, by its short name), values, and words that are never plain.
+    static let words: [String] = {
+        let options = CommandOption.allCases.flatMap { option in
+            ["--\(option.name)", "--\(option.name)=\(option == .logLevel ? "warning" : "a")"] + (option.short.map { ["-\($0)"] } ?? [])
+        }
+        let values = ["com.example.app", "org.*", "application", "/srv", "48f282de", "x86_64", "macos:14", "/tmp/c", "de", "info", "postgresql://h/db"]
+        let neverPlain = ["--", "-", "", "help", "--help", "-h", "-x", "--version", "-vv", "-v=1", "=", "--=x", "--bogus"]
+        return options + values + neverPlain
+    }()
+
     /// Thousands of command lines made of options, values and words: each one read directly is
     /// read the same by swift-argument-parser.
     @Test func randomCommandLinesAreReadAlikeOrLeft() {
-        let words = ["query", "symbols", "com.example.app", "org.*", "--json", "--json=1", "--kind", "--kind=bundle", "application", "--under", "/srv",
-                     "--uuid", "48f282de", "--arch", "x86_64", "--in-archives", "--no-archives", "--plugin-type", "--extension-point", "--runs-on",
-                     "macos:14", "--catalogue", "/tmp/c", "--lang", "de", "--lang=fr", "-v", "--verbose", "--log-level", "info", "--log-level=warning",
-                     "--", "-", "", "help", "--help", "-h", "-x", "--database", "postgresql://h/db", "--host", "--version", "-vv", "=", "--=x"]
         var generator = SeededGenerator(seed: 30)
         var readDirectly = 0
         for _ in 0..<4_000 {
             let command = Bool.random(using: &generator) ? "query" : "symbols"
-            let arguments = [command] + (0..<Int.random(in: 0...5, using: &generator)).map { _ in words.randomElement(using: &generator)! }
+            let arguments = [command] + (0..<Int.random(in: 0...5, using: &generator)).map { _ in Self.words.randomElement(using: &generator)! }
             guard let direct = DirectArguments.parse(arguments) else { continue }
             readDirectly += 1
             #expect(direct == parsed(arguments), "\(arguments)")
         }
         // Not a test of nothing: a good share of them are plain.
         #expect(readDirectly > 400, "\(readDirectly) of 4,000 read directly")
+    }
+
+    /// The declarations are the commands' options, every one: the long names swift-argument-parser
+    /// shows in each command's help are those `CommandOption` declares for it (and its own `--help`).
+    @Test func theDeclaredOptionsAreTheCommandsOptions() throws {
+        func shown(_ help: String) -> Set<String> {
+            let words = help.split { " \n,()[]<>:;'`".contains($0) }.filter { $0.hasPrefix("--") }
+            return Set(words.map { String($0.dropFirst(2).prefix { $0.isLetter || $0 == "-" }) }).subtracting(["", "help"])
+        }
+        for (command, help) in [("query", QueryCommand.helpMessage(columns: 10_000)), ("symbols", SymbolsCommand.helpMessage(columns: 10_000))] {
+            let declared = Set(CommandOption.allCases.filter { $0.isTaken(by: command) }.map(\.name))
+            #expect(shown(help) == declared, "\(command): shown \(shown(help).sorted()), declared \(declared.sorted())")
+        }
+        #expect(QueryCommand.helpMessage(columns: 10_000).contains("-v, --verbose"))
+        #expect(LogLevel.allCases.map(\.rawValue) == CommandOption.logLevels)
     }
 }

@@ -48,6 +48,9 @@ public final class PostgresServer: @unchecked Sendable {
         try start()
     }
 
+    /// The server's socket (the default port's), there while it runs.
+    public var socketPath: String { directory + "/.s.PGSQL.5432" }
+
     /// A libpq URI for the `postgres` database over the socket.
     public var url: String { "postgresql:///postgres?host=\(directory)&user=postgres" }
 

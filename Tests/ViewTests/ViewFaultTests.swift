@@ -53,8 +53,10 @@ extension MountedViewTests {
             let (view, catalogue, filler) = (full.view, full.catalogue, full.filler)
             defer { _ = try? view.stop() }
             func status() -> JSONValue? { full.status() }
-            // It stays so (retried with backoff) while the disk is full.
-            usleep(2_000_000)
+            // It stays so while the disk is full, across two of the watcher's retries (with backoff).
+            try poll(timeout: 60, "the watcher to retry twice: \(view.log)") {
+                view.log.components(separatedBy: "the catalogue is still not current").count > 2
+            }
             #expect(status()?["problem"]?.stringValue?.contains("full") == true)
             #expect(view.log.contains("full"), "\(view.log)")
             // The view answers all along: the tree is listed, what was catalogued is shown.

@@ -248,15 +248,18 @@ final class WatchFixture: @unchecked Sendable {
         let statusText = try Subprocess.bundlefs(["status"], catalogue: fixture.catalogue)
         #expect(statusText.standardOutput.contains("unwatched:"))
         // Idle, with a rescan of the unwatched directories every 0.3 s: the counts stay true, and
-        // no events come (asking the kernel for watches over the limit would queue IN_IGNORED).
-        // (The status is rewritten every 2 s: wait for one written after each moment.)
+        // no events come (asking the kernel for watches over the limit would queue IN_IGNORED),
+        // across several of those rescans, counted by the daemon.
         func statusWritten(after moment: Double) throws -> WatchStatus {
             try poll(timeout: 10, "a status written after \(moment)") { (watcher.status()?.updatedAt ?? 0) > moment }
             return try #require(watcher.status())
         }
         let idle = try statusWritten(after: Date().timeIntervalSince1970)
-        usleep(1_500_000)
-        let later = try statusWritten(after: Date().timeIntervalSince1970)
+        var later = idle
+        try poll(timeout: 30, "three rescans after \(idle.rescans)") {
+            later = try statusWritten(after: later.updatedAt)
+            return later.rescans >= idle.rescans + 3
+        }
         let now = try Catalogue(path: fixture.catalogue, mode: .readOnly).counts(under: FilePath(fixture.tree.root)).directories
         #expect(later.events == idle.events, "events while idle")
         #expect(later.pending == 0)
@@ -291,10 +294,25 @@ final class WatchFixture: @unchecked Sendable {
         try poll(timeout: 10, "B.app to be catalogued") {
             (try? Catalogue(path: watcher.catalogue, mode: .readOnly).bundles(matching: BundleQuery(identifier: "com.example.b")).count) == 1
         }
-        let batches = watcher.status()?.batches ?? 0
-        // Over a second and a half of quiet (several status writes), no batch may run.
-        usleep(1_500_000)
-        #expect(watcher.status()?.batches == batches)
+        // Its writes (each batch's, each status row) queue no event, counted: two directories made
+        // one after the other, one IN_CREATE each. Once the first is catalogued, every event queued
+        // before it was counted; the second's batch then counts its own event and nothing its
+        // writes in between queued.
+        func directories() throws -> Int {
+            try Catalogue(path: watcher.catalogue, mode: .readOnly).counts(under: FilePath(fixture.tree.root)).directories
+        }
+        func made(_ name: String) throws -> WatchStatus {
+            let known = try directories()
+            fixture.tree.directory(name)
+            try poll(timeout: 10, "\(name) to be catalogued") { try directories() == known + 1 }
+            let moment = Date().timeIntervalSince1970
+            try poll(timeout: 10, "a status written after \(name)'s batch") { watcher.status().map { $0.updatedAt > moment && $0.pending == 0 } == true }
+            return try #require(watcher.status())
+        }
+        let first = try made("First")
+        let second = try made("Second")
+        #expect(second.events == first.events + 1, "events \(first.events) then \(second.events)")
+        #expect(second.batches == first.batches + 1, "batches \(first.batches) then \(second.batches)")
         #expect(try watcher.stop() == 0)
     }
 }
