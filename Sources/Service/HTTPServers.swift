@@ -21,6 +21,8 @@ extension SymbolServer: RunningHTTPServer {}
 /// line saying where each listens.
 final class HTTPServers: Sendable {
     let servers: [any RunningHTTPServer]
+    /// Each once: a server shut down must not be asked to close again (NIO refuses the task).
+    private let stopped = Atomic<Bool>(false)
     private let waited = Atomic<Bool>(false)
 
     /// Binds every server now, so that a port in use is an error at start rather than a silent
@@ -57,6 +59,7 @@ final class HTTPServers: Sendable {
     }
 
     func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for server in servers { server.stop() }
     }
 
