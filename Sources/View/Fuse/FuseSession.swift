@@ -90,10 +90,14 @@ final class FuseSession: @unchecked Sendable {
     }
 
     /// Drops the kernel's cached attributes and data (and, for a directory, its cached entries).
-    func invalidateInode(_ id: UInt64) -> Int32 { fuse_lowlevel_notify_inval_inode(handle, id, 0, 0) }
+    func invalidateInode(_ id: UInt64) -> Int32 {
+        fileSystem.requests.count(.invalidateInode)
+        return fuse_lowlevel_notify_inval_inode(handle, id, 0, 0)
+    }
 
     /// Drops the kernel's cached entry (positive or negative) for a name in a directory.
     func invalidateEntry(_ parent: UInt64, _ name: FileName) -> Int32 {
+        fileSystem.requests.count(.invalidateEntry)
         let bytes = name.bytes
         return bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { fuse_lowlevel_notify_inval_entry(handle, parent, $0.baseAddress, bytes.count) }

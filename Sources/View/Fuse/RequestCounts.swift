@@ -10,6 +10,9 @@ final class RequestCounts: Sendable {
         /// Not a request: a handler ranking run for `user.bundle.default-application`
         /// (`DefaultApplications`), the one costly answer of an xattr request.
         case ranking
+        /// Not requests: notifications the daemon sent the kernel to forget a node's attributes,
+        /// pages and listing (`inval_inode`), or a name in a directory (`inval_entry`).
+        case invalidateInode, invalidateEntry
     }
 
     private let counts = Mutex([UInt64](repeating: 0, count: Kind.allCases.count))

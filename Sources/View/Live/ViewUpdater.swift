@@ -60,6 +60,10 @@ final class ViewUpdater: Sendable {
         }
         var changed = CatalogueUpdate()
         changed.directories = update.directories
+        // The bundles touched, as they were and as they are: what `.bundlefs` shows differently.
+        // (One pass over the package index for all of an update's renames, and one for its removals.)
+        var synthetic = SyntheticChanges(root: fs.source.path)
+        synthetic.add(fs.packages.entries(withinAny: Set(update.renames.map(\.from))))
         for rename in update.renames {
             fs.packages.renameSubtree(from: rename.from, to: rename.to)
             for path in [rename.from, rename.to] {
@@ -69,6 +73,8 @@ final class ViewUpdater: Sendable {
                 changed.touchItem(path)
             }
         }
+        synthetic.add(fs.packages.entries(withinAny: Set(update.renames.map(\.to))))
+        synthetic.add(fs.packages.entries(withinAny: Set(update.removals)))
         for path in update.removals {
             fs.packages.removeSubtree(path)
             fs.records.invalidate(subtree: path)
@@ -79,7 +85,9 @@ final class ViewUpdater: Sendable {
         for directory in update.archiveDirectories {
             // Its archives' bundles as the catalogue has them now: read again, or gone.
             let current = try catalogue.bundles(matching: BundleQuery(under: directory, inArchives: true)).filter { $0.record.archive?.parent == directory }
+            synthetic.add(fs.packages.archived(inDirectory: directory))
             fs.packages.replaceArchived(in: directory, with: current.map { fs.packages.entry(for: $0.record) })
+            synthetic.add(fs.packages.archived(inDirectory: directory))
             fs.records.invalidate(subtree: directory)
         }
         let paths = update.bundles.sorted()
@@ -91,6 +99,8 @@ final class ViewUpdater: Sendable {
         for path in paths {
             let before = fs.packages.entry(at: path)
             fs.packages.set(path, to: current[path])
+            synthetic.add(before)
+            synthetic.add(fs.packages.entry(at: path))
             fs.records.invalidate(path)
             if case let .some(.some(record)) = update.unwritten[path] { fs.records.store(record) }
             if before.map({ !$0.presentsLike(fs.packages.entry(at: path)) }) ?? true { changed.touchItem(path) }
@@ -101,20 +111,44 @@ final class ViewUpdater: Sendable {
             fs.layouts.invalidate(touching: directory)
         }
         guard !touched.isEmpty || !paths.isEmpty || !update.archiveDirectories.isEmpty else { return }
-        worker.enqueue { [self] in
+        worker.enqueue { [self, synthetic] in
             notify(touched)
-            notifySynthesized()
+            var synthetic = synthetic
+            synthetic.add(bundles(around: touched))
+            notifySynthesized(synthetic)
         }
     }
 
-    /// The `.bundlefs` directories (by-id, by-path, bundle views, resolved resources) and their
-    /// `Info.plist` and `Icon.png` are made from the catalogue: the kernel keeps their listings
-    /// (`no_opendir`) and pages (`no_open`) itself, and any change of a bundle may change them, so
-    /// their cached listings, attributes and pages are dropped. They are few: only those someone
-    /// looked at are known to the kernel, and found without a pass over the million real ones.
-    private func notifySynthesized() {
+    /// The `.bundlefs` directories (by-id, by-path, bundle views, resolved resources, by-uuid, the
+    /// symbol stores) and their files are made from the catalogue and the bundles' files: the
+    /// kernel keeps their listings (`no_opendir`) and pages (`no_open`) itself, so those of the
+    /// nodes an update changed are dropped (all of them with nil: after a reload). Only nodes
+    /// someone looked at are known to the kernel, found without a pass over the real ones.
+    private func notifySynthesized(_ changes: SyntheticChanges? = nil) {
         guard let session = session.withLock({ $0 }) else { return }
-        for id in fileSystem.nodes.synthesizedIDs() { _ = session.invalidateInode(id) }
+        let ids = changes.map { changes in fileSystem.nodes.synthesizedIDs(where: changes.affects) } ?? fileSystem.nodes.synthesizedIDs()
+        for id in ids { _ = session.invalidateInode(id) }
+    }
+
+    /// The bundles whose views may show a change in these directories: those around a directory
+    /// (their contents and resolved resources), and those beneath an entry that is a directory now
+    /// (created, moved in, or its mode changed, which changes what their views grant), or beneath
+    /// the whole directory when which entries changed is not known.
+    private func bundles(around touched: [FilePath: Set<FileName>?]) -> [PackageIndex.Entry] {
+        let fs = fileSystem
+        var result: [PackageIndex.Entry] = []
+        var subtrees = Set<FilePath>()
+        for (directory, names) in touched {
+            result += ancestors(of: directory).compactMap { fs.packages.entry(at: $0) }
+            guard let names else {
+                subtrees.insert(directory)
+                continue
+            }
+            for name in names where (try? FileStatus.of(directory.appending(name)))?.type == .directory {
+                subtrees.insert(directory.appending(name))
+            }
+        }
+        return result + fs.packages.entries(withinAny: subtrees)
     }
 
     /// A package node serves one layout for as long as the kernel keeps it (its pages stay

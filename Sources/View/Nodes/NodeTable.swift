@@ -362,6 +362,16 @@ final class NodeTable: Sendable {
     /// over the real ones.
     func synthesizedIDs() -> [UInt64] { state.withLock { $0.synthesized.values.map(UInt64.init) } }
 
+    /// The ids of the synthesized nodes whose kind and detail pass `matches`.
+    func synthesizedIDs(where matches: (NodeKind, SyntheticDetail) -> Bool) -> [UInt64] {
+        state.withLock { state in
+            state.synthesized.compactMap { identity, id in
+                guard case let .synthesized(kind, detail) = identity, matches(kind, detail) else { return nil }
+                return UInt64(id)
+            }
+        }
+    }
+
     /// The ids of live nodes of a kind.
     func ids(of kind: NodeKind) -> [UInt64] {
         state.withLock { state in state.slots.indices.filter { state.slots[$0].live && state.slots[$0].kind == kind }.map { UInt64($0 + 1) } }

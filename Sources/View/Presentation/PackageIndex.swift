@@ -19,6 +19,9 @@ final class PackageIndex: Sendable {
         var finderFlags: UInt16?
         /// The archive it is inside (rule 26): `path` is then a key, not a directory.
         var archive: FilePath?
+        /// Its images' UUIDs and build-ids as the catalogue keys them (`BinarySlice.uuidKey`):
+        /// what an update to it changes in `by-uuid` and the symbol stores.
+        var uuidKeys: [String] = []
 
         /// Whether `.bundlefs/by-path` shows it: every bundle, and every package (a package listed
         /// under its own real name hides its real directory in the main tree: SPEC.md); not a
@@ -67,7 +70,8 @@ final class PackageIndex: Sendable {
     func entry(for record: BundleRecord) -> Entry {
         Entry(path: record.key, isPackage: record.isPackage, isBundle: record.isBundle, identifier: record.identifier,
               kind: record.kind, version: record.version, shortVersion: record.shortVersion,
-              displayName: record.displayName(for: languages), finderFlags: record.finderFlags, archive: record.archive)
+              displayName: record.displayName(for: languages), finderFlags: record.finderFlags, archive: record.archive,
+              uuidKeys: Array(Set(record.binaries.compactMap(\.uuidKey))))
     }
 
     /// Replaces the bundles of the archives in `directory` (those read again, those gone).
@@ -85,6 +89,29 @@ final class PackageIndex: Sendable {
     /// The bundles inside an archive.
     func archived(in archive: FilePath) -> [Entry] {
         state.withLock { state in (state.byArchive[archive] ?? []).compactMap { state.slots[Int($0)] } }
+    }
+
+    /// The bundles of the archives in `directory`.
+    func archived(inDirectory directory: FilePath) -> [Entry] {
+        state.withLock { state in
+            state.byArchive.filter { $0.key.parent == directory }.values.flatMap { $0 }.compactMap { state.slots[Int($0)] }
+        }
+    }
+
+    /// Every entry at or under any of `paths`, in one pass (each entry's ancestors are looked up).
+    func entries(withinAny paths: Set<FilePath>) -> [Entry] {
+        guard !paths.isEmpty else { return [] }
+        return state.withLock { state in
+            state.entries.filter { entry in
+                var current = entry.path
+                while true {
+                    if paths.contains(current) { return true }
+                    let parent = current.parent
+                    if parent == current || parent.isEmpty { return false }
+                    current = parent
+                }
+            }
+        }
     }
 
     /// Sets what is at `path`: the record read now, or nothing.
