@@ -26,6 +26,8 @@ struct MountCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
+    @OptionGroup var watching: WatchBackendOption
+
     @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
     var foreground = false
 
@@ -57,6 +59,7 @@ struct MountCommand: ParsableCommand {
         plan.view?.refusesNonEmpty = !nonempty
         plan.publish = publishing.plan
         plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
+        if let backend = watching.backend { plan.watch.backend = backend }
         try Daemon.start(plan, common: common, label: "bundlefs.mount") {
             if daemonized { Self.reportReadyAndDetach() }
         }

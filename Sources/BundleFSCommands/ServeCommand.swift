@@ -32,6 +32,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
+    @OptionGroup var watching: WatchBackendOption
+
     @Option(help: ArgumentHelp("Threads serving requests (default \(MountSettings.defaultThreads), or the configuration's).", valueName: "n"))
     var threads: Int?
 
@@ -63,6 +65,7 @@ struct ServeCommand: ParsableCommand {
         plan.symbols = symbols.flatMap(ListenAddress.init) ?? configuration.symbols
         plan.notifiesSystemd = true
         plan.watch = .fromEnvironment(environment)
+        plan.watch.backend = watching.backend ?? configuration.backend ?? plan.watch.backend
         try Daemon.start(plan, common: common, label: "bundlefs.serve", defaultLevel: .info)
     }
 
