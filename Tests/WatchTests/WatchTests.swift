@@ -14,10 +14,10 @@ final class WatchFixture: @unchecked Sendable {
     let outside: TreeWriter
     var catalogue: String { directory.appending("cache/catalogue.sqlite") }
     var watcher: WatcherProcess?
-    /// `--backend` for the watchers this fixture starts.
-    let backend: String
+    /// `--backend` for the watchers this fixture starts; nil: none given (auto, or BUNDLEFS_BACKEND).
+    let backend: String?
 
-    init(backend: String = "auto") {
+    init(backend: String? = nil) {
         self.backend = backend
         tree = TreeWriter(root: directory.appending("tree"))
         outside = TreeWriter(root: directory.appending("outside"))
@@ -26,11 +26,11 @@ final class WatchFixture: @unchecked Sendable {
     @discardableResult
     func start(environment: [String: String] = [:], launcher: String? = nil) throws -> WatcherProcess {
         let watcher = try WatcherProcess(roots: [tree.root], catalogue: catalogue, logFile: directory.appending("watch-\(UInt32.random(in: 0...UInt32.max)).log"),
-                                         environment: environment, launcher: launcher, arguments: ["--backend", backend])
+                                         environment: environment, launcher: launcher, arguments: backend.map { ["--backend", $0] } ?? [])
         self.watcher = watcher
         try watcher.waitUntilWatching()
         let used = watcher.status()?.backend
-        if backend != "auto" && used != backend { throw WatcherFailure("asked for \(backend), the watcher uses \(used ?? "no backend")") }
+        if let backend, used != backend { throw WatcherFailure("asked for \(backend), the watcher uses \(used ?? "no backend")") }
         return watcher
     }
 
