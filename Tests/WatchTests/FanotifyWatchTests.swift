@@ -18,6 +18,9 @@ import TestSupport
         fixture.tree.directory("B/C")
         try fixture.start()
         try fixture.converge("first index")
+        // Rows made after them: a moved bundle removed and found again would not get its number back.
+        fixture.tree.macApp("Z/Later.app", identifier: "com.example.later")
+        try fixture.converge("a later bundle")
         let chess = try fixture.id(of: "A/Chess.app")
         let inner = try fixture.id(of: "A/Sub/Deep/Inner.app")
         // A bundle and a subtree moved into other directories: one rename event each (FAN_RENAME),
