@@ -203,12 +203,4 @@ public final class Fanotify: Sendable {
         guard !nameBytes.isEmpty, !(nameBytes.count == 1 && nameBytes.first == UInt8(ascii: ".")) else { return (handle, nil) }
         return (handle, FileName(bytes: UnsafeRawBufferPointer(rebasing: nameBytes)))
     }
-
-    /// The kernel's queue length for a group (`/proc/sys/fs/fanotify/max_queued_events`).
-    public static var maximumQueuedEvents: Int? {
-        guard let file = try? Descriptor.open("/proc/sys/fs/fanotify/max_queued_events", flags: Descriptor.readOnly),
-              let bytes = try? file.read(at: 0, count: 32)
-        else { return nil }
-        return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters())
-    }
 }
