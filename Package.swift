@@ -130,7 +130,7 @@ let package = Package(
             name: "BundleFSCommands",
             dependencies: [
                 "Archives", "BundleModel", "Catalogue", "CatalogueCommands", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service",
-                "SymbolServer", "SystemCalls", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SymbolServer", "SystemCalls", "Watcher", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

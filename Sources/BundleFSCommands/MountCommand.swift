@@ -25,6 +25,8 @@ struct MountCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
+    @OptionGroup var watching: WatchBackendOption
+
     @Flag(name: [.customShort("f"), .customLong("foreground")], help: "Stay in the foreground (logs go to stderr).")
     var foreground = false
 
@@ -54,6 +56,7 @@ struct MountCommand: ParsableCommand {
         plan.view?.refusesNonEmpty = !nonempty
         plan.publish = publishing.plan
         plan.watch = .fromEnvironment(environment)
+        if let backend = watching.backend { plan.watch.backend = backend }
         try Daemon.start(plan, common: common, label: "bundlefs.mount", ready: detachedReady ?? {})
     }
 }

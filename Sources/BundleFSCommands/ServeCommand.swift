@@ -31,6 +31,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
+    @OptionGroup var watching: WatchBackendOption
+
     @Option(help: ArgumentHelp("Threads serving requests (default \(MountSettings.defaultThreads), or the configuration's).", valueName: "n"))
     var threads: Int?
 
@@ -72,6 +74,7 @@ struct ServeCommand: ParsableCommand {
         given.publish = publishing.url
         given.host = publishing.host
         given.symbols = symbols.flatMap(ListenAddress.init)
+        given.backend = watching.backend
         return given
     }
 }

@@ -44,6 +44,7 @@ struct StatusCommand: ParsableCommand {
         print("""
             state:       \(state) (pid \(status.pid))
             roots:       \(status.roots.map(TerminalText.safe).joined(separator: ", "))
+            backend:     \(status.backend ?? "inotify")\(status.inotifySubtrees.isEmpty ? "" : "; inotify for " + status.inotifySubtrees.map(TerminalText.safe).joined(separator: ", "))
             watched:     \(status.watchedDirectories) directories
             unwatched:   \(status.unwatchedDirectories) directories\(status.unwatchedDirectories > 0 ? " (over the watch limit; rescanned periodically)" : "")
             catalogued:  \(counts.bundles) bundles and packages in \(counts.directories) directories

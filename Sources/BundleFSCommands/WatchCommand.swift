@@ -20,6 +20,8 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var publishing: PublishOptions
 
+    @OptionGroup var watching: WatchBackendOption
+
     @Option(help: ArgumentHelp("Threads to walk with (default: one per core).", valueName: "n"))
     var threads: Int?
 
@@ -31,6 +33,7 @@ struct WatchCommand: ParsableCommand {
         var plan = Daemon.Plan(roots: roots.map(absolutePath), catalogue: common.catalogueFile)
         plan.publish = publishing.plan
         plan.watch = .fromEnvironment(ProcessInfo.processInfo.environment)
+        if let backend = watching.backend { plan.watch.backend = backend }
         if let threads { plan.scan.threads = threads }
         try Daemon.start(plan, common: common, label: "bundlefs.watch", defaultLevel: .info)
     }

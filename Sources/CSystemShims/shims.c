@@ -7,6 +7,8 @@
 #include <string.h>
 #include <linux/openat2.h>
 #include <stddef.h>
+#include <sys/fanotify.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -78,4 +80,35 @@ int bfs_ofd_lock_held(int fd) {
     struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type != F_UNLCK;
+}
+
+int bfs_fanotify_init(unsigned int flags, unsigned int event_flags) { return fanotify_init(flags, event_flags); }
+
+int bfs_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path) {
+    return fanotify_mark(fd, flags, mask, dirfd, path);
+}
+
+int bfs_directory_handle(int fd, const char *path, unsigned char *handle, unsigned int capacity, int *type, uint64_t *fsid) {
+    union {
+        struct file_handle header;
+        unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+    } buffer;
+    buffer.header.handle_bytes = MAX_HANDLE_SZ;
+    int mount_id = 0;
+    int result = fd >= 0 ? name_to_handle_at(fd, "", &buffer.header, &mount_id, AT_EMPTY_PATH)
+                         : name_to_handle_at(AT_FDCWD, path, &buffer.header, &mount_id, 0);
+    if (result != 0) return -1;
+    if (buffer.header.handle_bytes > capacity) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    struct statfs info;
+    if ((fd >= 0 ? fstatfs(fd, &info) : statfs(path, &info)) != 0) return -1;
+    uint32_t low, high;
+    memcpy(&low, &info.f_fsid.__val[0], 4);
+    memcpy(&high, &info.f_fsid.__val[1], 4);
+    *fsid = (uint64_t)low | ((uint64_t)high << 32);
+    *type = buffer.header.handle_type;
+    memcpy(handle, buffer.header.f_handle, buffer.header.handle_bytes);
+    return (int)buffer.header.handle_bytes;
 }

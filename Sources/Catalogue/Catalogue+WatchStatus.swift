@@ -31,6 +31,13 @@ public struct WatchStatus: Sendable, Equatable, Codable {
     /// What keeps the catalogue from being current (it cannot be written, say), since when.
     public var problem: String?
     public var problemSince: Double?
+    /// How the tree is watched: "fanotify" or "inotify"; `inotifySubtrees` are the subtrees that
+    /// fanotify cannot cover (another filesystem), with why. Events about directories outside the
+    /// roots that a fanotify mark reported and the watcher dropped: `eventsOutside`. In the
+    /// published JSON only (the catalogue's row has no columns for them).
+    public var backend: String?
+    public var inotifySubtrees: [String] = []
+    public var eventsOutside = 0
 
     public init(pid: Int32, state: State, roots: [String], startedAt: Double) {
         self.pid = pid
@@ -60,6 +67,42 @@ public struct WatchStatus: Sendable, Equatable, Codable {
         try container.encode(lastBatchAt, forKey: .lastBatchAt)
         try container.encode(problem, forKey: .problem)
         try container.encode(problemSince, forKey: .problemSince)
+        if encoder.userInfo[Self.publishedKey] != nil {
+            try container.encode(backend, forKey: .backend)
+            try container.encode(inotifySubtrees, forKey: .inotifySubtrees)
+            try container.encode(eventsOutside, forKey: .eventsOutside)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pid, state, roots, startedAt, updatedAt, watchedDirectories, unwatchedDirectories, overflows, rescans, events, batches, pending
+        case lastEventAt, lastBatchAt, problem, problemSince, backend, inotifySubtrees, eventsOutside
+    }
+
+    /// Set in the encoder's userInfo for the published JSON, which carries what the row does not.
+    static let publishedKey = CodingUserInfoKey(rawValue: "bundlefs.published")!
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pid = try container.decode(Int32.self, forKey: .pid)
+        state = try container.decode(State.self, forKey: .state)
+        roots = try container.decode([String].self, forKey: .roots)
+        startedAt = try container.decode(Double.self, forKey: .startedAt)
+        updatedAt = try container.decode(Double.self, forKey: .updatedAt)
+        watchedDirectories = try container.decode(Int.self, forKey: .watchedDirectories)
+        unwatchedDirectories = try container.decode(Int.self, forKey: .unwatchedDirectories)
+        overflows = try container.decode(Int.self, forKey: .overflows)
+        rescans = try container.decode(Int.self, forKey: .rescans)
+        events = try container.decode(Int.self, forKey: .events)
+        batches = try container.decode(Int.self, forKey: .batches)
+        pending = try container.decode(Int.self, forKey: .pending)
+        lastEventAt = try container.decodeIfPresent(Double.self, forKey: .lastEventAt)
+        lastBatchAt = try container.decodeIfPresent(Double.self, forKey: .lastBatchAt)
+        problem = try container.decodeIfPresent(String.self, forKey: .problem)
+        problemSince = try container.decodeIfPresent(Double.self, forKey: .problemSince)
+        backend = try container.decodeIfPresent(String.self, forKey: .backend)
+        inotifySubtrees = try container.decodeIfPresent([String].self, forKey: .inotifySubtrees) ?? []
+        eventsOutside = try container.decodeIfPresent(Int.self, forKey: .eventsOutside) ?? 0
     }
 }
 
@@ -96,7 +139,11 @@ extension Catalogue {
 /// written when the catalogue cannot: the disk is full, another process holds it locked.
 extension WatchStatus {
     /// The JSON form (what `status --json` starts from, too).
-    public var jsonBytes: [UInt8] { (try? Array(JSONEncoder().encode(self))) ?? [] }
+    public var jsonBytes: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.userInfo[Self.publishedKey] = true
+        return (try? Array(encoder.encode(self))) ?? []
+    }
 
     /// Reads what `jsonBytes` wrote; nil for anything else (a write half done, say).
     public init?(jsonBytes: [UInt8]) {

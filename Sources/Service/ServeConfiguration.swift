@@ -2,6 +2,7 @@ public import BundleModel
 import Publishing
 public import SymbolServer
 public import SystemCalls
+public import Watcher
 
 /// What `bundlefs serve` serves: read from a small `key = value` file (Docs/service.md)
 /// or given on the command line.
@@ -18,13 +19,15 @@ public struct ServeConfiguration: Sendable, Equatable {
     public var host: String?
     /// Where to serve the catalogue's symbols over HTTP (SPEC "Symbol stores"), beside the view.
     public var symbols: ListenAddress?
+    /// How the source is watched (`--backend`); nil: auto.
+    public var backend: WatchBackend?
 
     public init(source: FilePath, mountPoint: FilePath) {
         self.source = source
         self.mountPoint = mountPoint
     }
 
-    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols"]
+    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols", "backend"]
 
     /// `$XDG_CONFIG_HOME/bundlefs/bundlefs.conf`, else `~/.config/bundlefs/bundlefs.conf`.
     public static func defaultPath(environment: [String: String]) -> FilePath {
@@ -104,6 +107,12 @@ public struct ServeConfiguration: Sendable, Equatable {
                 throw ConfigurationError(file: file, line: line, "`symbols` must be ADDR:PORT, [IPV6]:PORT or PORT (a numeric address), not `\(value)`")
             }
             configuration.symbols = address
+        }
+        if let (value, line) = values["backend"] {
+            guard let backend = WatchBackend(rawValue: value.lowercased()) else {
+                throw ConfigurationError(file: file, line: line, "`backend` must be auto, fanotify or inotify, not `\(value)`")
+            }
+            configuration.backend = backend
         }
         return configuration
     }

@@ -2,7 +2,7 @@ public import BundleModel
 import Foundation
 public import SymbolServer
 public import SystemCalls
-import Watcher
+public import Watcher
 
 /// What `serve`'s command line gives, as values. Each one given wins over the configuration
 /// file's, which wins over the default (`Daemon.Plan.serve`).
@@ -20,6 +20,7 @@ public struct ServeCommandLine: Sendable {
     public var publish: String?
     public var host: String?
     public var symbols: ListenAddress?
+    public var backend: WatchBackend?
 
     public init() {}
 }
@@ -56,6 +57,7 @@ extension Daemon.Plan {
         plan.http = (given.symbols ?? configuration.symbols).map { [HTTPServerPlan(listen: $0, routes: [.symbols])] } ?? []
         plan.notifiesSystemd = true
         plan.watch = .fromEnvironment(environment)
+        plan.watch.backend = given.backend ?? configuration.backend ?? plan.watch.backend
         return plan
     }
 }

@@ -7,14 +7,18 @@ import Glibc
 /// Reads inotify events on a thread of its own, in large batches, into memory, so the kernel's
 /// queue (16,384 events by default) overflows only when the whole process is stopped. When more
 /// than `limit` events pile up unprocessed, they are dropped and an overflow is reported instead:
-/// a rescan recovers from either.
+/// a rescan recovers from either. With fanotify marks, their group is read too, and its events
+/// come out as inotify's (`FilesystemMarks.translate`), those outside the roots dropped.
 final class EventReader: Sendable {
     private let inotify: Inotify
+    private let marks: FilesystemMarks?
     private let wake: WakePipe
     private let queue = ConditionMutex(Queue())
     private let limit: Int
     /// Events read since the start, for the status row (read by the watcher's thread).
     private let counted = Atomic<Int>(0)
+    /// Fanotify events about directories outside the roots, dropped unread.
+    private let dropped = Atomic<Int>(0)
 
     private struct Queue: Sendable {
         var events: [InotifyEvent] = []
@@ -26,13 +30,15 @@ final class EventReader: Sendable {
     }
 
     /// Fails when the process has no descriptors left for the wake-up pipe.
-    init(inotify: Inotify, limit: Int) throws {
+    init(inotify: Inotify, marks: FilesystemMarks?, limit: Int) throws {
         self.inotify = inotify
+        self.marks = marks
         self.limit = limit
         wake = try WakePipe()
     }
 
     var total: Int { counted.load(ordering: .relaxed) }
+    var droppedOutside: Int { dropped.load(ordering: .relaxed) }
 
     func start() throws(SystemError) {
         let thread = try Threads.start(stackSize: 512 << 10) { [self] in run() }
@@ -40,10 +46,19 @@ final class EventReader: Sendable {
     }
 
     private func run() {
+        let descriptors = [inotify.descriptor] + (marks.map { [$0.fanotify.descriptor] } ?? [])
         while true {
-            let ready = inotify.waitForEvents(orWakeUp: wake)
+            let ready = Readiness.wait(for: descriptors, orWakeUp: wake)
             if queue.withLock({ $0.stopped }) { return }
-            guard ready, let events = try? inotify.readEvents() else { continue }
+            guard let ready else { continue }
+            var events: [InotifyEvent] = []
+            if ready[0], let read = try? inotify.readEvents() { events = read }
+            if let marks, ready.count > 1, ready[1], let read = try? marks.fanotify.readEvents() {
+                let (kept, outside) = marks.translate(read)
+                dropped.add(outside, ordering: .relaxed)
+                events += kept
+            }
+            guard !events.isEmpty else { continue }
             counted.add(events.count, ordering: .relaxed)
             queue.withLock { queued in
                 if queued.events.count + events.count > limit {

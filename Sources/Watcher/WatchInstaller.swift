@@ -21,6 +21,8 @@ final class WatchInstaller: Sendable {
     ]
 
     let inotify: Inotify
+    /// Filesystems watched whole (fanotify); directories there are registered, not watched one by one.
+    let marks: FilesystemMarks?
     let limit: Int
     /// The live watches; the same inode watched twice is one watch.
     private let live = Mutex<Set<Int32>>([])
@@ -28,8 +30,9 @@ final class WatchInstaller: Sendable {
     /// Watches added for listings that were not registered, and the directories they watch.
     private let provisional = Mutex<[FileIdentity: Int32]>([:])
 
-    init(inotify: Inotify, limit: Int) {
+    init(inotify: Inotify, marks: FilesystemMarks?, limit: Int) {
         self.inotify = inotify
+        self.marks = marks
         self.limit = limit
     }
 
@@ -37,10 +40,12 @@ final class WatchInstaller: Sendable {
     /// exactly the inode that was opened (through /proc/self/fd), whatever happened to the path.
     func watch(_ path: FilePath, descriptor: Descriptor?, visited: Bool) {
         var watch: Int32?
-        // At the limit the kernel is not asked: each watch it granted and this took back would
-        // queue an IN_IGNORED event, thousands of them on every periodic rescan. A directory that
-        // an inspection's listing watched in this scan (through another path) keeps that watch.
-        if live.withLock({ $0.count >= limit }) {
+        if let marks, let number = marks.register(path, descriptor: descriptor) {
+            watch = number
+        } else if live.withLock({ $0.count >= limit }) {
+            // At the limit the kernel is not asked: each watch it granted and this took back would
+            // queue an IN_IGNORED event, thousands of them on every periodic rescan. A directory that
+            // an inspection's listing watched in this scan (through another path) keeps that watch.
             if visited, let identity = Self.identity(path, descriptor) { watch = provisional.withLock { $0[identity] } }
         } else {
             do {
@@ -95,6 +100,8 @@ final class WatchInstaller: Sendable {
 
     /// Removes watches whose directories left the tree (moved out), making room for others.
     func remove(_ watches: [Int32]) {
+        marks?.remove(watches.filter(FilesystemMarks.isMarkNumber))
+        let watches = watches.filter { !FilesystemMarks.isMarkNumber($0) }
         for watch in watches { inotify.removeWatch(watch) }
         forget(watches)
     }

@@ -1,8 +1,18 @@
 import SystemCalls
 
+/// How directories are watched (`--backend`, the configuration's `backend`).
+public enum WatchBackend: String, Sendable, CaseIterable {
+    /// fanotify where the process may mark the roots' filesystems, inotify otherwise.
+    case auto
+    /// One fanotify mark per filesystem; failing to mark a root's filesystem is an error.
+    case fanotify
+    /// One inotify watch per directory.
+    case inotify
+}
+
 /// How the watcher paces itself. The defaults suit a desktop or a server; tests and benchmarks
 /// shorten them through the environment (BUNDLEFS_SETTLE_MS, BUNDLEFS_RESCAN_INTERVAL,
-/// BUNDLEFS_WATCH_LIMIT).
+/// BUNDLEFS_WATCH_LIMIT, and BUNDLEFS_BACKEND where no `--backend` is given).
 public struct WatchSettings: Sendable {
     /// Quiet time after the last event before a batch is processed: editors write a file in several
     /// steps, and one batch should see them all.
@@ -26,6 +36,7 @@ public struct WatchSettings: Sendable {
     /// Events kept in memory while a batch or rescan runs; beyond this they are dropped and
     /// treated as an overflow.
     public var maximumQueuedEvents = 2_000_000
+    public var backend = WatchBackend.auto
 
     public init() {}
 
@@ -34,6 +45,7 @@ public struct WatchSettings: Sendable {
         if let value = environment["BUNDLEFS_SETTLE_MS"].flatMap(Double.init) { settings.settleSeconds = value / 1000 }
         if let value = environment["BUNDLEFS_RESCAN_INTERVAL"].flatMap(Double.init) { settings.rescanInterval = value }
         if let value = environment["BUNDLEFS_WATCH_LIMIT"].flatMap(Int.init) { settings.watchLimit = max(0, value) }
+        if let value = environment["BUNDLEFS_BACKEND"].flatMap(WatchBackend.init(rawValue:)) { settings.backend = value }
         return settings
     }
 

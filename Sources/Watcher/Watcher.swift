@@ -11,10 +11,14 @@ import Glibc
 
 public enum WatchError: Error, CustomStringConvertible {
     case alreadyWatched(catalogue: FilePath)
+    case fanotifyUnavailable(SystemError)
 
     public var description: String {
         switch self {
         case let .alreadyWatched(path): "another bundlefs watcher is already keeping \(path) current"
+        case let .fanotifyUnavailable(error):
+            "--backend fanotify: \(error.operation)\(error.path.map { " \($0)" } ?? ""): \(error.message)"
+                + (error.errno == EPERM ? " (marking a whole filesystem needs CAP_SYS_ADMIN; use --backend auto or inotify)" : "")
         }
     }
 }
@@ -79,8 +83,9 @@ public final class Watcher: @unchecked Sendable {
         self.settings = settings
         self.logger = logger
         inotify = try Inotify()
-        installer = WatchInstaller(inotify: inotify, limit: settings.effectiveWatchLimit)
-        reader = try EventReader(inotify: inotify, limit: settings.maximumQueuedEvents)
+        let marks = try Self.filesystemMarks(settings.backend, roots: roots, logger: logger)
+        installer = WatchInstaller(inotify: inotify, marks: marks, limit: settings.effectiveWatchLimit)
+        reader = try EventReader(inotify: inotify, marks: marks, limit: settings.maximumQueuedEvents)
         var options = options
         // The catalogue's own directory changes with every write: never walk or watch it.
         options.excluded.insert(catalogue.path.parent)
@@ -112,7 +117,7 @@ public final class Watcher: @unchecked Sendable {
         let started = Self.now()
         surviving { try rescanAll(reason: nil) }
         if fault == nil {
-            logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) after \(Self.seconds(Self.now() - started)) s")
+            logger.info("watching \(tree.watchedCount) directories under \(roots.map(\.string).joined(separator: ", ")) with \(backendDescription) after \(Self.seconds(Self.now() - started)) s")
         }
         reportUnwatched()
         status.state = .watching
@@ -203,7 +208,7 @@ public final class Watcher: @unchecked Sendable {
         } else {
             overflowBackoff = settings.overflowBackoff
         }
-        scheduleRescan(reason: "the inotify queue overflowed (overflow \(status.overflows))", backoff: overflowBackoff)
+        scheduleRescan(reason: "the \(installer.marks == nil ? "inotify" : "event") queue overflowed (overflow \(status.overflows))", backoff: overflowBackoff)
     }
 
     func reportUnwatched() {
@@ -223,6 +228,9 @@ public final class Watcher: @unchecked Sendable {
         status.watchedDirectories = tree.watchedCount
         status.unwatchedDirectories = tree.unwatchedCount
         status.events = reader.total
+        status.eventsOutside = reader.droppedOutside
+        status.backend = installer.marks == nil ? "inotify" : "fanotify"
+        status.inotifySubtrees = installer.marks?.inotifySubtrees ?? []
         status.pending = reader.pending
         status.problem = fault?.reason
         status.problemSince = fault?.since

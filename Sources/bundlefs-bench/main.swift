@@ -138,6 +138,12 @@ if CommandLine.arguments.contains("--profile-open-with") {
     }
     exit(0)
 }
+// `--backends`: the two watcher backends side by side on one tree (BackendBench), and nothing else.
+if CommandLine.arguments.contains("--backends") {
+    let settings = Settings(Array(CommandLine.arguments.dropFirst()).filter { $0 != "--backends" })
+    BackendBench.print(try BackendBench.run(binary: settings.binary, output: settings.output, bundles: settings.bundles, changes: settings.latencyChanges))
+    exit(0)
+}
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))
 let treeRoot = Paths.join(settings.output, "tree")
 let cataloguePath = Paths.join(settings.output, "catalogue.sqlite")

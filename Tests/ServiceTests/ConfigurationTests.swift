@@ -38,7 +38,7 @@ struct ConfigurationTests {
     }
 
     @Test func errorsNameTheLine() {
-        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, symbols)")
+        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, symbols, backend)")
         #expect(error("source = /a\nsource = /b") == "test.conf:2: `source` is already set on line 1")
         #expect(error("source /a") == "test.conf:1: expected `key = value`, found `source /a`")
         #expect(error("source = a\nmountpoint = /b") == "test.conf:1: `source` must be an absolute path or start with `~/`, not `a`")
@@ -48,6 +48,14 @@ struct ConfigurationTests {
         #expect(error("source = /a\nmountpoint = /b\nallow-other = maybe") == "test.conf:3: `allow-other` must be yes or no, not `maybe`")
         #expect(error("source = /a\nmountpoint = /b\nlanguages = ") == "test.conf:3: `languages` has no value")
         #expect(error("source = /a\nmountpoint = /b\nlanguages = !!").hasPrefix("test.conf:3: `languages`: "))
+    }
+
+    /// `backend` (SPEC "The watcher"): auto, fanotify or inotify; none given, the daemon chooses.
+    @Test func backend() throws {
+        #expect(try parse("source = /a\nmountpoint = /b\nbackend = fanotify").backend == .fanotify)
+        #expect(try parse("source = /a\nmountpoint = /b\nbackend = Inotify").backend == .inotify)
+        #expect(try parse("source = /a\nmountpoint = /b").backend == nil)
+        #expect(error("source = /a\nmountpoint = /b\nbackend = fast") == "test.conf:3: `backend` must be auto, fanotify or inotify, not `fast`")
     }
 
     /// `publish` and `host` (SPEC "Many hosts"): a connection string without a password.

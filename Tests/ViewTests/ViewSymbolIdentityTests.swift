@@ -38,7 +38,7 @@ extension MountedViewTests {
             try MountedView(source: fixture.source, mountPoint: fixture.directory.appending("mnt-\(name)"),
                             catalogue: fixture.directory.appending("cache-\(catalogue)/catalogue.sqlite"), languages: "en",
                             logFile: fixture.directory.appending("mount-\(name).log"),
-                            environment: watching ? [:] : ["BUNDLEFS_WATCH_LIMIT": "0", "BUNDLEFS_RESCAN_INTERVAL": "3600"])
+                            environment: watching ? [:] : ["BUNDLEFS_BACKEND": "inotify", "BUNDLEFS_WATCH_LIMIT": "0", "BUNDLEFS_RESCAN_INTERVAL": "3600"])
         }
 
         var hex: String { uuid.map { String(format: "%02x", $0) }.joined() }

@@ -104,13 +104,14 @@ extension WatchTests {
     /// unwatched directories: deadlines run on the monotonic clock.
     @Test(.enabled(if: FakeTime.isAvailable, Comment(rawValue: FakeTime.skipMessage)))
     func aClockSetBackDoesNotStopRescans() throws {
-        let fixture = WatchFixture()
+        // inotify's: fanotify has no watch limit.
+        let fixture = WatchFixture(backend: "inotify")
         for index in 0..<6 { fixture.tree.macApp("Group\(index % 2)/App\(index).app", identifier: "com.example.clock\(index)") }
         let clock = FakeTime(directory: fixture.directory)
         // Through env: exec'd straight from the test runner with libfaketime preloaded, the Swift
         // runtime of the child sees no arguments at all.
         let watcher = try fixture.start(environment: clock.environment.merging(
-            ["BUNDLEFS_WATCH_LIMIT": "3", "BUNDLEFS_RESCAN_INTERVAL": "0.5"], uniquingKeysWith: { $1 }), launcher: "/usr/bin/env")
+            ["BUNDLEFS_BACKEND": "inotify", "BUNDLEFS_WATCH_LIMIT": "3", "BUNDLEFS_RESCAN_INTERVAL": "0.5"], uniquingKeysWith: { $1 }), launcher: "/usr/bin/env")
         #expect((watcher.status()?.unwatchedDirectories ?? 0) > 0)
         clock.setOffset("-3600")
         fixture.tree.macApp("Group1/App1.app/Contents/PlugIns/Late.plugin", identifier: "com.example.late")

@@ -14,8 +14,11 @@ final class WatchFixture: @unchecked Sendable {
     let outside: TreeWriter
     var catalogue: String { directory.appending("cache/catalogue.sqlite") }
     var watcher: WatcherProcess?
+    /// `--backend` for the watchers this fixture starts; nil: none given (auto, or BUNDLEFS_BACKEND).
+    let backend: String?
 
-    init() {
+    init(backend: String? = nil) {
+        self.backend = backend
         tree = TreeWriter(root: directory.appending("tree"))
         outside = TreeWriter(root: directory.appending("outside"))
     }
@@ -23,9 +26,11 @@ final class WatchFixture: @unchecked Sendable {
     @discardableResult
     func start(environment: [String: String] = [:], launcher: String? = nil) throws -> WatcherProcess {
         let watcher = try WatcherProcess(roots: [tree.root], catalogue: catalogue, logFile: directory.appending("watch-\(UInt32.random(in: 0...UInt32.max)).log"),
-                                         environment: environment, launcher: launcher)
+                                         environment: environment, launcher: launcher, arguments: backend.map { ["--backend", $0] } ?? [])
         self.watcher = watcher
         try watcher.waitUntilWatching()
+        let used = watcher.status()?.backend
+        if let backend, used != backend { throw WatcherFailure("asked for \(backend), the watcher uses \(used ?? "no backend")") }
         return watcher
     }
 
@@ -42,9 +47,12 @@ final class WatchFixture: @unchecked Sendable {
     }
 }
 
+/// The backends every convergence test runs on (the tests run as root, who may use fanotify).
+let watchBackends = ["fanotify", "inotify"]
+
 @Suite(.serialized) struct WatchTests {
-    @Test func everyKindOfChangeConverges() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func everyKindOfChangeConverges(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         let tree = fixture.tree
         tree.macApp("Apps/Chess.app", identifier: "com.example.chess", info: ["CFBundleName": .string("Chess")],
                     localizedStrings: ["de": ["CFBundleDisplayName": "Schach"]])
@@ -131,8 +139,8 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try fixture.watcher!.stop() == 0)
     }
 
-    @Test func seededRandomStormConverges() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func seededRandomStormConverges(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         var generator = SeededGenerator(seed: 0x57_0213)
         var folders = ["F0"]
         fixture.tree.directory("F0")
@@ -167,8 +175,8 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try fixture.watcher!.stop() == 0)
     }
 
-    @Test func queueOverflowIsRecoveredFrom() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func queueOverflowIsRecoveredFrom(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         for index in 0..<20 { fixture.tree.directory("D\(index)") }
         let watcher = try fixture.start()
         watcher.signal(SIGSTOP)
@@ -186,12 +194,13 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try watcher.stop() == 0)
     }
 
-    @Test func killedDuringTheInitialCrawlStaysConsistentAndConverges() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func killedDuringTheInitialCrawlStaysConsistentAndConverges(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         BenchmarkTree(root: fixture.tree.root, bundles: 3000).generate()
         var generator = SeededGenerator(seed: 0x4B1_11ED)
         for round in 0..<5 {
-            let watcher = try WatcherProcess(roots: [fixture.tree.root], catalogue: fixture.catalogue, logFile: fixture.directory.appending("kill\(round).log"))
+            let watcher = try WatcherProcess(roots: [fixture.tree.root], catalogue: fixture.catalogue, logFile: fixture.directory.appending("kill\(round).log"),
+                                             arguments: ["--backend", backend])
             usleep(UInt32.random(in: 50_000...900_000, using: &generator))
             watcher.signal(SIGKILL)
             _ = try watcher.stop(SIGKILL)
@@ -206,8 +215,8 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try fixture.watcher!.stop() == 0)
     }
 
-    @Test func changesWhileStoppedAreFoundAtTheNextStart() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func changesWhileStoppedAreFoundAtTheNextStart(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         let tree = fixture.tree
         tree.macApp("Apps/Keep.app", identifier: "com.example.keep")
         tree.macApp("Apps/Edit.app", identifier: "com.example.edit")
@@ -230,8 +239,9 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try fixture.watcher!.stop() == 0)
     }
 
+    /// inotify's own: fanotify has no watch per directory, hence no limit.
     @Test func atTheWatchLimitUnwatchedDirectoriesAreRescanned() throws {
-        let fixture = WatchFixture()
+        let fixture = WatchFixture(backend: "inotify")
         for index in 0..<30 { fixture.tree.macApp("Group\(index % 3)/App\(index).app", identifier: "com.example.limit\(index)") }
         let watcher = try fixture.start(environment: ["BUNDLEFS_WATCH_LIMIT": "12", "BUNDLEFS_RESCAN_INTERVAL": "0.3"])
         let status = try #require(watcher.status())
@@ -270,8 +280,8 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try watcher.stop() == 0)
     }
 
-    @Test func stopsCleanlyOnSIGINTAndRefusesASecondWatcher() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func stopsCleanlyOnSIGINTAndRefusesASecondWatcher(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         fixture.tree.macApp("A.app", identifier: "com.example.a")
         let watcher = try fixture.start()
         let second = try Subprocess.bundlefs(["watch", fixture.tree.root], catalogue: fixture.catalogue)
@@ -283,12 +293,12 @@ final class WatchFixture: @unchecked Sendable {
         #expect(try JSONValue.parse(status.standardOutput)["running"] == .bool(false))
     }
 
-    @Test func itsOwnCatalogueWritesDoNotWakeIt() throws {
-        let fixture = WatchFixture()
+    @Test(arguments: watchBackends) func itsOwnCatalogueWritesDoNotWakeIt(backend: String) throws {
+        let fixture = WatchFixture(backend: backend)
         fixture.tree.macApp("A.app", identifier: "com.example.a")
         // The catalogue lives inside the watched tree.
         let watcher = try WatcherProcess(roots: [fixture.tree.root], catalogue: fixture.tree.path(".cache/bundlefs/catalogue.sqlite"),
-                                         logFile: fixture.directory.appending("self.log"))
+                                         logFile: fixture.directory.appending("self.log"), arguments: ["--backend", backend])
         try watcher.waitUntilWatching()
         fixture.tree.macApp("B.app", identifier: "com.example.b")
         try poll(timeout: 10, "B.app to be catalogued") {

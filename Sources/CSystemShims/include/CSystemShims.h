@@ -46,6 +46,16 @@ int bfs_ofd_lock(int fd);
 /// errno. Looking takes no lock, so a reader never turns the lock's next holder away.
 int bfs_ofd_lock_held(int fd);
 
+/// fanotify_init(2) and fanotify_mark(2), whose header Swift's Glibc module does not include.
+int bfs_fanotify_init(unsigned int flags, unsigned int event_flags);
+int bfs_fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path);
+
+/// The file handle of a directory (name_to_handle_at, hidden without _GNU_SOURCE) and its
+/// filesystem's id (statfs's f_fsid, which fanotify reports beside each handle): by descriptor
+/// when `fd` >= 0, else by `path` (a final symlink not followed). Returns the handle's length, or
+/// -1 with errno (EOPNOTSUPP: the filesystem gives no handles; EOVERFLOW: longer than `capacity`).
+int bfs_directory_handle(int fd, const char *path, unsigned char *handle, unsigned int capacity, int *type, uint64_t *fsid);
+
 /// Accessors for struct linux_dirent64 records inside a getdents64 buffer.
 uint16_t bfs_dirent_reclen(const void *record);
 uint8_t bfs_dirent_type(const void *record);
