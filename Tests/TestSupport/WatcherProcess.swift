@@ -39,8 +39,10 @@ public final class WatcherProcess: @unchecked Sendable {
         return try? catalogue.watchStatus()
     }
 
-    /// Polls until the watcher says it is watching (its initial index done), or fails.
-    public func waitUntilWatching(timeout: Double = 60) throws {
+    /// Polls until the watcher says it is watching (its initial index done), or fails. The
+    /// deadline is a hang's: on a loaded 2-core machine a 3,000-bundle crawl took over 60 s, and
+    /// a watcher that exits fails at once.
+    public func waitUntilWatching(timeout: Double = 300) throws {
         try poll(timeout: timeout, "the watcher to start") {
             if !process.isRunning { throw WatcherFailure("the watcher exited with \(process.terminationStatus):\n\(log)") }
             guard let status = status() else { return false }
