@@ -24,7 +24,7 @@ struct Search: Sendable {
     var kind: String?
     var arch: String?
     /// Results listed on a page; the JSON gives them all.
-    static let pageLimit = 500
+    static let pageLimit = 200
 
     init(q: String?, kind: String?, arch: String?) {
         let trimmed = q.map { Substring($0).trimmingCharacters(in: " \t\r\n") } ?? ""

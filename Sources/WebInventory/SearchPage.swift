@@ -8,6 +8,10 @@ import SystemCalls
 extension WebInventory {
     /// `/`: the search box and its results, or every bundle with the reports' links.
     func searchPage(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
+        // The first page asks nothing of the catalogue: light and at once, however large it is.
+        guard web["q"] != nil || web["kind"] != nil || web["arch"] != nil else {
+            return page("search", ["heading": "Search the catalogue", "searched": false, "home": true], title: "Inventory", request: web, languages: languages)
+        }
         let search = Search(q: web["q"], kind: web["kind"], arch: web["arch"])
         let bundles = try search.bundles(in: catalogue)
         let shown = bundles.prefix(Search.pageLimit)
@@ -25,7 +29,7 @@ extension WebInventory {
             "heading": q.map { "Bundles matching “\($0)”" } ?? "Catalogued bundles",
             "count": bundles.count, "one": bundles.count == 1, "truncated": bundles.count > shown.count, "shown": shown.count,
             "jsonLink": "/api/bundles?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&"),
-            "results": results, "home": q == nil,
+            "results": results, "searched": true, "home": q == nil,
         ]
         return page("search", values, title: q ?? "Inventory", request: web, languages: languages)
     }

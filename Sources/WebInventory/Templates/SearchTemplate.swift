@@ -1,7 +1,8 @@
 enum SearchTemplate {
     static let text = """
     <h1>{{heading}}</h1>
-    <section id="results" aria-live="polite">
+    {{^searched}}<p class="message">An identifier (<code>org.example.Chess</code>), a glob (<code>org.example.*</code>), a name in any language, a UUID or build-id, or a path; or a kind or architecture alone.</p>{{/searched}}
+    <section id="results" aria-live="polite">{{#searched}}
     <p class="count">{{count}} {{#one}}bundle{{/one}}{{^one}}bundles{{/one}}{{#truncated}}, the first {{shown}} listed (<a href="{{jsonLink}}">all as JSON</a>){{/truncated}}</p>
     <ul class="results">
     {{#results}}
@@ -9,7 +10,7 @@ enum SearchTemplate {
     <span class="identifier">{{identifier}}</span> <span class="version">{{version}}</span> <span class="kind">{{kind}}</span>{{#errors}} <span class="errors">{{errors}} errors</span>{{/errors}}</li>
     {{/results}}
     </ul>
-    </section>
+    {{/searched}}</section>
     {{#home}}
     <section class="reports"><h2>Reports</h2><ul>
     <li><a href="/reports/apple-silicon">Applications with no native arm64 code</a> (what needs Rosetta)</li>
