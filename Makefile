@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio dpkg-dev lintian debootstrap zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl apt-utils gnupg
+DEB_PACKAGES := libsqlite3-dev sqlite3 pkg-config fuse3 libfuse3-dev libicns-dev libtiff-dev libpng-dev libarchive-dev libarchive-tools cpio dpkg-dev lintian debootstrap zip zstd file attr bsdutils binutils findutils tar diffutils systemd man-db faketime python3 time libopenjp2-tools libpq-dev postgresql debuginfod gdb curl apt-utils gnupg chromium
 # The benchmark compares the view with bindfs.
 BENCH_PACKAGES := bindfs
 DEMO := .demo
@@ -11,7 +11,7 @@ DEMO := .demo
 # The toolchain lives in /opt/swift on these machines.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: deps build release test package-test deb apt-repo bench fuzz gnustep-compare sample demo man install uninstall clean
+.PHONY: deps build release test package-test deb apt-repo bench fuzz gnustep-compare sample demo screenshots man install uninstall clean
 
 # The version is written once, in Swift (`bundlefs --version` prints it); the package takes it from there.
 VERSION := $(shell sed -n 's/^ *\(package \)\{0,1\}static let string = "\(.*\)"$$/\2/p' Sources/CatalogueCommands/Version.swift)
@@ -96,6 +96,26 @@ gnustep-compare:
 sample:
 	$(SWIFT) build --product bundlefs-sample
 	.build/debug/bundlefs-sample Sample
+
+# PNG screenshots of the web inventory's main pages, served from the sample tree by `serve-web`
+# and taken by headless chromium (Docs/web.md shows them).
+SHOTS := .screenshots
+CHROMIUM_SHOT := chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --hide-scrollbars \
+	--host-resolver-rules='MAP * ~NOTFOUND, EXCLUDE 127.0.0.1' --user-data-dir=$(SHOTS)/profile --window-size=1200,820
+screenshots: deps
+	$(SWIFT) build --product bundlefs && $(SWIFT) build --product bundlefs-full && $(SWIFT) build --product bundlefs-sample
+	@rm -rf $(SHOTS) && mkdir -p $(SHOTS) Docs/images
+	.build/debug/bundlefs-sample $(SHOTS)/tree >/dev/null
+	.build/debug/bundlefs index --catalogue $(SHOTS)/catalogue.sqlite $(SHOTS)/tree >/dev/null
+	@.build/debug/bundlefs serve-web --listen 127.0.0.1:0 --catalogue $(SHOTS)/catalogue.sqlite 2>$(SHOTS)/web.log & echo $$! > $(SHOTS)/pid; \
+	url=""; for i in $$(seq 300); do url=$$(grep -o 'http://127.0.0.1:[0-9]*' $(SHOTS)/web.log | head -n 1); [ -n "$$url" ] && break; sleep 0.1; done; \
+	[ -n "$$url" ] || { cat $(SHOTS)/web.log; kill $$(cat $(SHOTS)/pid); exit 1; }; \
+	chess=$$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$$(realpath $(SHOTS)/tree)/Applications/Chess.app"); \
+	for page in "home|/" "search|/?q=chess" "bundle|/bundle?path=$$chess" "apple-silicon|/reports/apple-silicon" "errors|/reports/errors" "open-with|/open-with?ext=txt"; do \
+		name=$${page%%|*}; target=$${page#*|}; \
+		$(CHROMIUM_SHOT) --lang=de --accept-lang=de --screenshot=Docs/images/web-$$name.png "$$url$$target" 2>/dev/null || { kill $$(cat $(SHOTS)/pid); exit 1; }; \
+		echo "Docs/images/web-$$name.png  $$target"; \
+	done; kill $$(cat $(SHOTS)/pid)
 
 # Sets everything up and runs the main job on the sample tree: index and query it, then mount its
 # view, show it, and unmount. The build's output goes to $(DEMO)/build.log behind a one-line

@@ -22,6 +22,8 @@ import PackageDescription
 //   View              the FUSE view (libfuse 3 low-level API): a reader of the catalogue and the tree
 //   Publishing        the catalogue's outbox → PostgreSQL (libpq): one host's rows, and queries across hosts
 //   SymbolServer      the HTTP symbol server (`serve-symbols`): debuginfod and symbolicator's layouts (SwiftNIO)
+//   WebInventory      the web inventory (`serve-web`): pages, JSON, icons and reports, answered through
+//                     the symbol server's page seam (swift-mustache templates)
 //   Service           the composition of watcher and view (`mount`, `serve`), systemd's notify protocol
 //   CatalogueCommands `query` and `symbols` as requests, their plain command lines and output: the
 //                     `bundlefs` binary (standard library, SQLite, CatalogueReading), which hands
@@ -44,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .target(name: "CSystemShims"),
@@ -114,6 +117,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
+        // The web inventory (SPEC "The web inventory"); Docs/dependencies.md says why swift-mustache.
+        .target(
+            name: "WebInventory",
+            dependencies: [
+                "BundleModel", "Catalogue", "CatalogueCommands", "CatalogueReading", "Codecs", "CompactStorage", "IconImages", "SymbolServer", "SystemCalls",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "Service",
             dependencies: [
@@ -130,7 +141,7 @@ let package = Package(
             name: "BundleFSCommands",
             dependencies: [
                 "Archives", "BundleModel", "Catalogue", "CatalogueCommands", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service",
-                "SymbolServer", "SystemCalls", "Watcher", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SymbolServer", "SystemCalls", "Watcher", "WebInventory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -190,6 +201,10 @@ let package = Package(
             dependencies: ["BundleModel", "Catalogue", "Fixtures", "SymbolServer", "SystemCalls", "TestSupport", "bundlefs", "bundlefs-full",
                            .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WebInventoryTests",
+            dependencies: ["BundleModel", "Codecs", "Fixtures", "IconImages", "SystemCalls", "TestSupport", "WebInventory", "bundlefs", "bundlefs-full"],
             swiftSettings: strict),
         .testTarget(
             name: "WatchTests",

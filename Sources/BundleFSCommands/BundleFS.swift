@@ -25,5 +25,5 @@ struct BundleFS: ParsableCommand {
             matches, no application claims it), 2 an internal failure.
             """,
         version: BundleFSVersion.string,
-        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, ServeSymbolsCommand.self, PublishCommand.self])
+        subcommands: [IndexCommand.self, QueryCommand.self, ShowCommand.self, ResolveCommand.self, SymbolsCommand.self, OpenWithCommand.self, TypesCommand.self, WatchCommand.self, StatusCommand.self, MountCommand.self, ServeCommand.self, ServeSymbolsCommand.self, ServeWebCommand.self, PublishCommand.self])
 }

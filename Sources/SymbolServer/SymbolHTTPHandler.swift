@@ -132,9 +132,14 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             finish(.uriTooLong, headers: &headers, head: head, keepAlive: keepAlive, started: started, context: context)
             return
         }
-        guard case let .file(entry) = SymbolRoute(target: head.uri) else {
+        let route = SymbolRoute(target: head.uri)
+        if route == .unknown, let pages = shared.pages {
+            page(pages, head: head, keepAlive: keepAlive, started: started, context: context)
+            return
+        }
+        guard case let .file(entry) = route else {
             var headers = HTTPHeaders()
-            let status: HTTPResponseStatus = SymbolRoute(target: head.uri) == .malformed ? .badRequest : .notFound
+            let status: HTTPResponseStatus = route == .malformed ? .badRequest : .notFound
             finish(status, headers: &headers, head: head, keepAlive: keepAlive, started: started, context: context)
             return
         }
@@ -154,6 +159,24 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                     unavailable(head: head, started: started, context: context, because: nil)
                 }
             }
+        }
+    }
+
+    /// A web page (`PageSeam.swift`), made on the lookup threads as a catalogue lookup is.
+    private func page(_ pages: @escaping SymbolServer.Pages, head: HTTPRequestHead, keepAlive: Bool, started: NIODeadline, context: ChannelHandlerContext) {
+        let request = PageRequest(method: head.method == .HEAD ? "HEAD" : "GET", target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+        shared.pool.runIfActive(eventLoop: context.eventLoop) { pages(request) }.assumeIsolated().whenComplete { [self] result in
+            guard case let .success(answer?) = result else {
+                var headers = HTTPHeaders()
+                finish(.notFound, headers: &headers, head: head, keepAlive: keepAlive, started: started, context: context)
+                return
+            }
+            var headers = HTTPHeaders(answer.headers)
+            var buffer = context.channel.allocator.buffer(capacity: answer.body.count)
+            buffer.writeBytes(answer.body)
+            headers.replaceOrAdd(name: "Content-Length", value: String(answer.body.count))
+            send(HTTPResponseStatus(statusCode: answer.status), headers: &headers, body: head.method == .HEAD ? nil : .byteBuffer(buffer), head: head,
+                 keepAlive: keepAlive, bytes: Int64(answer.body.count), started: started, file: nil, context: context)
         }
     }
 

@@ -77,6 +77,8 @@ public final class SymbolServer: Sendable {
         let logger: Logger
         /// Warnings a flood would repeat: one line a minute of each kind.
         let log: RateLimitedLog
+        /// The web inventory's pages, for targets no symbol route claims.
+        let pages: Pages?
     }
 
     private let group: MultiThreadedEventLoopGroup
@@ -87,8 +89,9 @@ public final class SymbolServer: Sendable {
 
     /// Binds and starts serving. `roots` gives the trees files may be served from, at each lookup
     /// (the catalogue's indexed roots for `serve-symbols`, the daemon's for `serve`).
+    /// `pages`, when given, answers every other target (`PageSeam.swift`).
     public init(catalogue: any SymbolIndex, roots: @escaping @Sendable () throws -> [FilePath], listen: ListenAddress, settings: Settings = Settings(),
-                logger: Logger) throws {
+                logger: Logger, pages: Pages? = nil) throws {
         Self.raiseDescriptorLimit(toFit: settings.maxConnections)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: settings.loopThreads)
         let pool = NIOThreadPool(numberOfThreads: settings.lookupThreads)
@@ -96,7 +99,7 @@ public final class SymbolServer: Sendable {
         let log = RateLimitedLog(logger: logger)
         let shared = Shared(settings: settings, lookup: { entry in try catalogue.symbolFile(entry, roots: roots(), refused: { Self.log($0, log, logger) }) },
                             pool: pool, connections: ConnectionTable(limit: settings.maxConnections, stallGrace: settings.stallGrace.timeAmount),
-                            logger: logger, log: log)
+                            logger: logger, log: log, pages: pages)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -1,0 +1,74 @@
+import BundleModel
+import Catalogue
+import CatalogueReading
+import SystemCalls
+
+/// What `/?q=` and `/api/bundles?q=` ask (SPEC.md "The web inventory"): one box for everything a
+/// reader might paste, told apart by its shape, and the kind and architecture filters.
+struct Search: Sendable {
+    enum Text: Equatable, Sendable {
+        /// Every bundle (no `q`).
+        case everything
+        /// A Mach-O UUID or ELF build-id (16 hex digits or more, hyphens allowed): its key.
+        case uuid(String)
+        /// An absolute path: bundles at or below it.
+        case path(String)
+        /// `*` or `?` in it: an identifier glob, as `query` takes it.
+        case glob(String)
+        /// Anything else: a part of an identifier, a real name, or a display name in any of the
+        /// bundle's languages, any case.
+        case words(String)
+    }
+
+    var text: Text
+    var kind: String?
+    var arch: String?
+    /// Results listed on a page; the JSON gives them all.
+    static let pageLimit = 200
+
+    init(q: String?, kind: String?, arch: String?) {
+        let trimmed = q.map { Substring($0).trimmingCharacters(in: " \t\r\n") } ?? ""
+        (self.kind, self.arch) = (kind, arch)
+        if trimmed.isEmpty {
+            text = .everything
+        } else if let key = BinarySlice.uuidKey(trimmed), key.utf8.count >= 16 {
+            text = .uuid(key)
+        } else if trimmed.hasPrefix("/") {
+            text = .path(trimmed)
+        } else if trimmed.contains("*") || trimmed.contains("?") {
+            text = .glob(trimmed)
+        } else {
+            text = .words(trimmed)
+        }
+    }
+
+    /// The catalogue's answer now: each request reads it afresh, so a bundle the watcher has just
+    /// written is on the next search.
+    func bundles(in catalogue: Catalogue) throws -> [CataloguedBundle] {
+        var query = BundleQuery(kind: kind, arch: arch)
+        switch text {
+        case .everything: break
+        case let .uuid(key): query.uuidKey = key
+        case let .path(path): query.under = FilePath(path)
+        case let .glob(glob): query.identifier = glob
+        case let .words(words):
+            let needle = words.lowercased()
+            return try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+        }
+        return try catalogue.bundles(matching: query)
+    }
+
+    /// Every name a reader may know a bundle by: its identifier, its real name, and its display
+    /// name in each of its localizations (rules 13 and 16, the model's own choice per language).
+    static func names(_ record: BundleRecord) -> [String] {
+        var names = [record.name.string, record.displayName(for: [])]
+        if let identifier = record.identifier { names.append(identifier) }
+        for localization in record.infoPlistStrings.keys {
+            if let tag = LanguageTag(localization.string) { names.append(record.displayName(for: [tag])) }
+            for key in ["CFBundleDisplayName", "CFBundleName"] {
+                if let value = record.infoPlistStrings[localization]?[key] { names.append(value) }
+            }
+        }
+        return names
+    }
+}

@@ -1,0 +1,68 @@
+import BundleModel
+import CatalogueCommands
+import CatalogueReading
+import Codecs
+import SymbolServer
+import SystemCalls
+
+extension WebInventory {
+    /// `/`: the search box and its results, or every bundle with the reports' links.
+    func searchPage(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
+        // The first page asks nothing of the catalogue: light and at once, however large it is.
+        guard web["q"] != nil || web["kind"] != nil || web["arch"] != nil else {
+            return page("search", ["heading": "Search the catalogue", "searched": false, "home": true], title: "Inventory", request: web, languages: languages)
+        }
+        let search = Search(q: web["q"], kind: web["kind"], arch: web["arch"])
+        let bundles = try search.bundles(in: catalogue)
+        let shown = bundles.prefix(Search.pageLimit)
+        let results: [[String: Any]] = shown.map { bundle in
+            let record = bundle.record
+            return [
+                "link": Self.bundleLink(record), "icon": Self.iconLink(record, size: 32) ?? false,
+                "name": record.displayName(for: languages), "identifier": record.identifier ?? "",
+                "version": record.shortVersion ?? record.version ?? "", "kind": record.kind.rawValue,
+                "errors": record.errors.isEmpty ? false : record.errors.count,
+            ]
+        }
+        let q = web["q"]
+        let values: [String: Any] = [
+            "heading": q.map { "Bundles matching “\($0)”" } ?? "Catalogued bundles",
+            "count": bundles.count, "one": bundles.count == 1, "truncated": bundles.count > shown.count, "shown": shown.count,
+            "jsonLink": "/api/bundles?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&"),
+            "results": results, "searched": true, "home": q == nil,
+        ]
+        return page("search", values, title: q ?? "Inventory", request: web, languages: languages)
+    }
+
+    /// The records `query --json` prints for the same question, field for field.
+    func bundlesJSON(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
+        let bundles = try Search(q: web["q"], kind: web["kind"], arch: web["arch"]).bundles(in: catalogue)
+        let archiveErrors = try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive)))
+        return Self.json(.array(bundles.map { bundle in
+            ContractJSON.object(for: bundle.record, languages: languages, archiveError: bundle.record.archive.flatMap { archiveErrors[$0] })
+        }))
+    }
+
+    /// `/api/...`: each page's data.
+    func api(_ components: [String], web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer? {
+        switch components {
+        case ["bundles"]: return try bundlesJSON(web, languages: languages)
+        case ["bundle"]:
+            guard let bundle = try catalogued(web) else { return notFound(web, languages: languages, "No catalogued bundle has this path.") }
+            let archiveError = try bundle.record.archive.flatMap { try catalogue.archiveErrors(of: [$0])[$0] }
+            return Self.json(ContractJSON.object(for: bundle.record, languages: languages, detailed: true, archiveError: archiveError))
+        case ["open-with"]: return try openWithJSON(web, languages: languages)
+        case ["reports", "apple-silicon"]: return Self.json(.array(try rosettaRows(languages: languages).map(\.json)))
+        case ["reports", "backups"]: return Self.json(.array(try backupRows(languages: languages).map(\.json)))
+        case ["reports", "errors"]:
+            return Self.json(.array(try bundlesWithErrors().map { ContractJSON.object(for: $0.record, languages: languages) }))
+        default: return nil
+        }
+    }
+
+    /// The bundle `?path=` names, if the catalogue has it.
+    func catalogued(_ web: WebRequest) throws -> CataloguedBundle? {
+        guard let path = web["path"] else { return nil }
+        return try catalogue.bundle(atPath: FilePath(path))
+    }
+}

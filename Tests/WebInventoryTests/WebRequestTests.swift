@@ -1,0 +1,51 @@
+import BundleModel
+import IconImages
+import Testing
+@testable import WebInventory
+
+/// The pure parts: request targets, Accept-Language, what a search box's text is, the chart.
+struct WebRequestTests {
+    @Test func targetsDecodeTheirQueries() throws {
+        let request = try #require(WebRequest(target: "/?q=Caf%C3%A9+au+lait&kind=application&empty=&flag"))
+        #expect(request.path == "/")
+        #expect(request["q"] == "Café au lait" && request["kind"] == "application")
+        #expect(request["empty"] == nil && request["flag"] == nil && request["missing"] == nil)
+        #expect(WebRequest(target: "/a%2Fb")?.path == "/a/b")
+    }
+
+    @Test(arguments: ["/?q=%", "/?q=%4", "/?q=%zz", "/?q=%ff", "/%00", "/?q=a%00b", "/?%c3=1"])
+    func malformedTargetsAreRefused(_ target: String) {
+        #expect(WebRequest(target: target) == nil)
+    }
+
+    @Test func acceptLanguageOrdersByWeight() {
+        #expect(AcceptLanguage.languages("fr;q=0.5, de-CH, en;q=0.8").map(\.description) == ["de-CH", "en", "fr"])
+        #expect(AcceptLanguage.languages("de").map(\.description) == ["de"])
+        #expect(AcceptLanguage.languages("*, en;q=0, de;q=abc, ;;;, ,").isEmpty)
+        #expect(AcceptLanguage.languages(nil).isEmpty)
+        #expect(AcceptLanguage.languages(String(repeating: "de,", count: 10_000)).map(\.description) == ["de"])
+    }
+
+    @Test func aSearchBoxTellsItsTextByShape() {
+        #expect(Search(q: nil, kind: nil, arch: nil).text == .everything)
+        #expect(Search(q: "  ", kind: nil, arch: nil).text == .everything)
+        #expect(Search(q: "6F7A2B10-0000-4000-8000-00000000AB12", kind: nil, arch: nil).text == .uuid("6f7a2b1000004000800000000000ab12"))
+        #expect(Search(q: "/Applications", kind: nil, arch: nil).text == .path("/Applications"))
+        #expect(Search(q: "com.example.*", kind: nil, arch: nil).text == .glob("com.example.*"))
+        #expect(Search(q: "cafe", kind: nil, arch: nil).text == .words("cafe"), "a short hex word is a word")
+        #expect(Search(q: "Rechner", kind: nil, arch: nil).text == .words("Rechner"))
+    }
+
+    @Test func theChartEscapesItsLabels() {
+        let svg = BarChart.svg([("<script>", 3), ("b & c", 0)])
+        #expect(svg.contains("&lt;script&gt;") && svg.contains("b &amp; c") && !svg.contains("<script>"))
+    }
+
+    @Test func iconsAreScaledToTheSideAPageDraws() throws {
+        let image = try #require(RGBAImage(width: 4, height: 2, pixels: [UInt8](repeating: 0xFF, count: 32)))
+        let scaled = IconScaling.square(image, side: 2)
+        #expect(scaled.width == 2 && scaled.height == 2)
+        #expect(scaled.pixel(x: 0, y: 0) == (0xFF, 0xFF, 0xFF, 0xFF) && scaled.pixel(x: 0, y: 1) == (0, 0, 0, 0), "centred, transparent around")
+        #expect(IconScaling.square(image, side: 8).pixel(x: 7, y: 3) == (0xFF, 0xFF, 0xFF, 0xFF))
+    }
+}

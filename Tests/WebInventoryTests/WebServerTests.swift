@@ -1,0 +1,80 @@
+import Codecs
+import Fixtures
+import Foundation
+import Testing
+import TestSupport
+
+/// The web inventory over HTTP without a browser: its JSON against the command line's, its
+/// headers, and what it refuses.
+@Suite(.serialized) struct WebServerTests {
+    @Test func apiBundlesGivesWhatQueryJsonGivesFieldForField() throws {
+        let fixture = try WebFixture()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        for (q, arguments) in [("org.example.*", ["org.example.*"]), ("", [])] {
+            let web = try FetchedAnswer.get(server.url + "/api/bundles?q=" + q, headers: ["Accept-Language: de"], in: fixture.temporary)
+            #expect(web.status == 200 && web.headers["content-type"] == "application/json")
+            let cli = try Subprocess.bundlefs(["query", "--json", "--lang", "de"] + arguments, catalogue: fixture.catalogue)
+            #expect(try JSONValue.parse(web.text) == JSONValue.parse(cli.standardOutput), "q=\(q)")
+        }
+        // German, as the request asked.
+        let german = try JSONValue.parse(try FetchedAnswer.get(server.url + "/api/bundles?q=org.example.calculator", headers: ["Accept-Language: fr;q=0.5, de"],
+                                                              in: fixture.temporary).text)
+        #expect(german.arrayValue?.first?["displayName"]?.stringValue == "Rechner")
+    }
+
+    @Test func apiOpenWithGivesWhatOpenWithJsonGives() throws {
+        let fixture = try WebFixture()
+        fixture.tree.macApp("Applications/Viewer.app", identifier: "org.example.viewer", info: [
+            "CFBundleDocumentTypes": .array([.dictionary(["CFBundleTypeExtensions": .array([.string("calc")]), "CFBundleTypeRole": .string("Viewer")])]),
+        ])
+        try fixture.index()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        let web = try FetchedAnswer.get(server.url + "/api/open-with?ext=calc", in: fixture.temporary)
+        let cli = try Subprocess.bundlefs(["open-with", "--extension", "calc", "--json"], catalogue: fixture.catalogue)
+        #expect(cli.status == 0, "\(cli)")
+        #expect(try JSONValue.parse(web.text) == JSONValue.parse(cli.standardOutput))
+        #expect(try JSONValue.parse(web.text).arrayValue?.count == 1)
+        let page = try FetchedAnswer.get(server.url + "/open-with?ext=calc", in: fixture.temporary)
+        #expect(page.text.contains("org.example.viewer"))
+    }
+
+    @Test func pagesCarryAPolicyWithoutInlineScriptAndIconsCarryETags() throws {
+        let fixture = try WebFixture()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        let page = try FetchedAnswer.get(server.url + "/", in: fixture.temporary)
+        #expect(page.status == 200)
+        let policy = try #require(page.headers["content-security-policy"])
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
+        #expect(page.headers["cache-control"] == "no-store")
+        // No inline script: the only script element names our file.
+        #expect(page.text.matches(of: #/<script[^>]*>/#).map { String($0.0) } == ["<script src=\"/static/inventory.js\" defer>"])
+        let icon = "/icons/128.png?path=" + fixture.tree.path("Applications/Legacy.app").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let first = try FetchedAnswer.get(server.url + icon, in: fixture.temporary)
+        #expect(first.status == 200 && first.headers["content-type"] == "image/png" && first.headers["cache-control"] == "max-age=300")
+        let etag = try #require(first.headers["etag"])
+        let again = try FetchedAnswer.get(server.url + icon, headers: ["If-None-Match: \(etag)"], in: fixture.temporary)
+        #expect(again.status == 304 && again.body.isEmpty)
+    }
+
+    @Test func noRequestReachesTheDiskButThroughACatalogueRecord() throws {
+        let fixture = try WebFixture()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        for target in ["/icons/32.png?path=/etc", "/icons/32.png?path=/etc/passwd", "/bundle?path=/etc", "/static/../../etc/passwd",
+                       "/static/%2e%2e/etc/passwd", "/icons/33.png?path=" + fixture.tree.path("Applications/Legacy.app"), "/nothing"] {
+            let answer = try FetchedAnswer.get(server.url + target, in: fixture.temporary)
+            #expect([400, 404].contains(answer.status), "\(target): \(answer.status)")
+            #expect(!answer.text.contains("root:"))
+        }
+        // A bad escape in a query is a 400 page, and the server is still there.
+        #expect(try FetchedAnswer.get(server.url + "/?q=%ff%fe", in: fixture.temporary).status == 400)
+        #expect(try FetchedAnswer.get(server.url + "/", in: fixture.temporary).status == 200)
+    }
+
+    @Test func aNonLoopbackAddressNeedsAllowRemote() throws {
+        let fixture = try WebFixture()
+        let refused = try Subprocess.bundlefs(["serve-web", "--listen", "0.0.0.0:0"], catalogue: fixture.catalogue)
+        #expect(refused.status != 0 && refused.standardError.contains("--allow-remote"), "\(refused)")
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"), arguments: [])
+        #expect(!server.log.contains("warning"))
+    }
+}
