@@ -10,6 +10,11 @@ extension Catalogue {
         try read { db in try CatalogueQueries.bundles(db, matching: query) }
     }
 
+    /// How many bundles match a query, without reading them (its `runsOn` and `limit` aside).
+    public func bundleCount(matching query: BundleQuery) throws -> Int {
+        try read { db in try CatalogueQueries.count(db, matching: query) }
+    }
+
     /// One bundle by path.
     public func bundle(atPath path: FilePath) throws -> CataloguedBundle? {
         try bundles(atPaths: [path]).first

@@ -30,6 +30,12 @@ public struct BundleQuery: Sendable {
     public var extensionPoint: String?
     /// Bundles whose executable runs there (rule 32).
     public var runsOn: RunTarget?
+    /// A GLOB pattern (SQLite's: `*`, `?`, `[...]`, case-sensitive) that one of a bundle's names
+    /// matches: its file name, identifier, Info.plist's CFBundleName or CFBundleDisplayName, or
+    /// either of those in a localization's InfoPlist.strings.
+    public var nameGlob: String?
+    /// The first this many, by path (SQL's LIMIT; ignored with `runsOn`, decided after the SQL).
+    public var limit: Int?
 
     public init(identifier: String? = nil, kind: String? = nil, under: FilePath? = nil, uuidKey: String? = nil, arch: String? = nil,
                 inArchives: Bool? = nil) {

@@ -7,6 +7,24 @@ package import SystemCalls
 package enum CatalogueQueries {
     /// The bundles matching a query, by path.
     package static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
+        let (whereClause, arguments) = filter(query)
+        let limit = query.limit.map { query.runsOn == nil ? " LIMIT \($0)" : "" } ?? ""
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path\(limit)", arguments: arguments)
+        guard let runsOn = query.runsOn else { return bundles }
+        let admitted = bundles.filter { runsOn.admits($0.record) }
+        return query.limit.map { Array(admitted.prefix($0)) } ?? admitted
+    }
+
+    /// How many bundles match a query, without reading them (`runsOn` and `limit` aside).
+    package static func count(_ source: some RowSource, matching query: BundleQuery) throws -> Int {
+        let (whereClause, arguments) = filter(query)
+        var count = 0
+        try source.forEachRow("SELECT count(*) FROM bundles \(whereClause)", arguments) { row in count = Int(row.integer(0) ?? 0) }
+        return count
+    }
+
+    /// A query's WHERE clause and its values.
+    static func filter(_ query: BundleQuery) -> (String, [SQLValue]) {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         func require(_ condition: String, _ values: [String] = []) {
@@ -36,10 +54,15 @@ package enum CatalogueQueries {
             // The slices' platform narrows; versions and architectures are rule 32's, below.
             require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
-        guard let runsOn = query.runsOn else { return bundles }
-        return bundles.filter { runsOn.admits($0.record) }
+        if let nameGlob = query.nameGlob {
+            // The columns the names already live in, read without decoding a record: at 50,000
+            // bundles a scan of these is milliseconds, where decoding every record took minutes.
+            require("""
+                (name GLOB ? OR identifier GLOB ? OR info_bundle_name GLOB ? OR info_display_name GLOB ?
+                 OR id IN (SELECT bundle_id FROM localized_strings WHERE key IN ('CFBundleDisplayName', 'CFBundleName') AND value GLOB ?))
+                """, Array(repeating: nameGlob, count: 5))
+        }
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
     }
 
     /// The archives' own errors, by archive.

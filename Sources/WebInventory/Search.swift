@@ -43,8 +43,9 @@ struct Search: Sendable {
     }
 
     /// The catalogue's answer now: each request reads it afresh, so a bundle the watcher has just
-    /// written is on the next search.
-    func bundles(in catalogue: Catalogue) throws -> [CataloguedBundle] {
+    /// written is on the next search. With a limit, only that many records are read, and the
+    /// count of all is the catalogue's.
+    func bundles(in catalogue: Catalogue, limit: Int? = nil) throws -> (bundles: [CataloguedBundle], count: Int) {
         var query = BundleQuery(kind: kind, arch: arch)
         switch text {
         case .everything: break
@@ -52,10 +53,42 @@ struct Search: Sendable {
         case let .path(path): query.under = FilePath(path)
         case let .glob(glob): query.identifier = glob
         case let .words(words):
-            let needle = words.lowercased()
-            return try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+            let (pattern, exact) = Self.namePattern(words)
+            query.nameGlob = pattern
+            if !exact {
+                // SQL has narrowed to candidates; Swift's case folding decides (Docs/web.md).
+                let needle = words.lowercased()
+                let found = try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+                return (limit.map { Array(found.prefix($0)) } ?? found, found.count)
+            }
         }
-        return try catalogue.bundles(matching: query)
+        guard let limit else {
+            let found = try catalogue.bundles(matching: query)
+            return (found, found.count)
+        }
+        let count = try catalogue.bundleCount(matching: query)
+        query.limit = limit
+        return (try catalogue.bundles(matching: query), count)
+    }
+
+    /// The GLOB pattern that finds `words` inside a name, in any case, and whether it is exact.
+    /// Each letter with case is a class of its two cases (`[rR]`); wildcards are classes too, so
+    /// they are text. A letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and
+    /// Swift's comparison then decides among the candidates.
+    static func namePattern(_ words: String) -> (pattern: String, exact: Bool) {
+        var pattern = "*", exact = true
+        for character in words.lowercased() {
+            let lower = String(character).lowercased(), upper = String(character).uppercased()
+            switch character {
+            case "*", "?", "[": pattern += "[\(character)]"
+            case _ where lower == upper: pattern.append(character)
+            case _ where lower.unicodeScalars.count == 1 && upper.unicodeScalars.count == 1: pattern += "[\(lower)\(upper)]"
+            default:
+                pattern += "*"
+                exact = false
+            }
+        }
+        return (pattern + "*", exact)
     }
 
     /// Every name a reader may know a bundle by: its identifier, its real name, and its display

@@ -13,8 +13,7 @@ extension WebInventory {
             return page("search", ["heading": "Search the catalogue", "searched": false, "home": true], title: "Inventory", request: web, languages: languages)
         }
         let search = Search(q: web["q"], kind: web["kind"], arch: web["arch"])
-        let bundles = try search.bundles(in: catalogue)
-        let shown = bundles.prefix(Search.pageLimit)
+        let (shown, count) = try search.bundles(in: catalogue, limit: Search.pageLimit)
         let results: [[String: Any]] = shown.map { bundle in
             let record = bundle.record
             return [
@@ -27,7 +26,7 @@ extension WebInventory {
         let q = web["q"]
         let values: [String: Any] = [
             "heading": q.map { "Bundles matching “\($0)”" } ?? "Catalogued bundles",
-            "count": bundles.count, "one": bundles.count == 1, "truncated": bundles.count > shown.count, "shown": shown.count,
+            "count": count, "one": count == 1, "truncated": count > shown.count, "shown": shown.count,
             "jsonLink": "/api/bundles?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&"),
             "results": results, "searched": true, "home": q == nil,
         ]
@@ -36,7 +35,7 @@ extension WebInventory {
 
     /// The records `query --json` prints for the same question, field for field.
     func bundlesJSON(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
-        let bundles = try Search(q: web["q"], kind: web["kind"], arch: web["arch"]).bundles(in: catalogue)
+        let bundles = try Search(q: web["q"], kind: web["kind"], arch: web["arch"]).bundles(in: catalogue).bundles
         let archiveErrors = try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive)))
         return Self.json(.array(bundles.map { bundle in
             ContractJSON.object(for: bundle.record, languages: languages, archiveError: bundle.record.archive.flatMap { archiveErrors[$0] })

@@ -36,6 +36,17 @@ struct WebRequestTests {
         #expect(Search(q: "Rechner", kind: nil, arch: nil).text == .words("Rechner"))
     }
 
+    /// A word is searched in SQL (issue 40: reading every record took minutes at 50,000): a GLOB
+    /// pattern of each letter's two cases, its wildcards taken as text, exact unless a letter's
+    /// other case is more than one letter.
+    @Test func aWordBecomesAGlobOfBothCasesWithWildcardsAsText() {
+        #expect(Search.namePattern("Re1") == ("*[rR][eE]1*", true))
+        #expect(Search.namePattern("a*?[]b") == ("*[aA][*][?][[]][bB]*", true), "wildcards are text")
+        #expect(Search.namePattern("Échecs") == ("*[éÉ][cC][hH][eE][cC][sS]*", true))
+        #expect(Search.namePattern("计算器") == ("*计算器*", true), "letters without case compare as they are")
+        #expect(Search.namePattern("Straße") == ("*[sS][tT][rR][aA]*[eE]*", false), "ß is SS in capitals: Swift decides")
+    }
+
     @Test func theChartEscapesItsLabels() {
         let svg = BarChart.svg([("<script>", 3), ("b & c", 0)])
         #expect(svg.contains("&lt;script&gt;") && svg.contains("b &amp; c") && !svg.contains("<script>"))
