@@ -21,6 +21,8 @@ struct ServeWebCommand: ParsableCommand {
     @Flag(name: .customLong("allow-remote"), help: "Listen on an address other hosts reach (the pages show every catalogued path).")
     var allowRemote = false
 
+    @OptionGroup var remote: DatabaseOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -33,7 +35,7 @@ struct ServeWebCommand: ParsableCommand {
     func run() throws {
         var plan = Daemon.Plan(roots: [], catalogue: common.catalogueFile)
         plan.http = [HTTPServerPlan(listen: ListenAddress(listen)!, routes: [.symbols, .web],
-                                    web: HTTPServerPlan.WebOptions(languages: try common.languages()))]
+                                    web: HTTPServerPlan.WebOptions(languages: try common.languages(), database: remote.database, databaseHost: remote.host))]
         try Daemon.start(plan, common: common, label: "bundlefs.web", defaultLevel: .info)
     }
 }

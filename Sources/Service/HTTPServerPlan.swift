@@ -29,10 +29,16 @@ public struct HTTPServerPlan: Sendable, Equatable {
         public var languages: [LanguageTag] = []
         /// The host the local catalogue describes, shown on the pages; nil: this machine's name.
         public var host: String?
+        /// `--database`: search and the Apple silicon report read this PostgreSQL database's
+        /// published rows, every host's or `databaseHost`'s (`--host`).
+        public var database: String?
+        public var databaseHost: String?
 
-        public init(languages: [LanguageTag] = [], host: String? = nil) {
+        public init(languages: [LanguageTag] = [], host: String? = nil, database: String? = nil, databaseHost: String? = nil) {
             self.languages = languages
             self.host = host
+            self.database = database
+            self.databaseHost = databaseHost
         }
     }
 

@@ -63,7 +63,8 @@ final class HTTPServers: Sendable {
 
     /// The web inventory's answer to the targets the symbol routes leave.
     private static func pages(_ options: HTTPServerPlan.WebOptions, catalogue: Catalogue) throws -> SymbolServer.Pages {
-        let inventory = try WebInventory(catalogue: catalogue, languages: options.languages, host: options.host ?? Publisher.Settings.defaultHost)
+        let fleet = options.database.map { PostgresFleet(url: $0, host: options.databaseHost) }
+        let inventory = try WebInventory(catalogue: catalogue, languages: options.languages, host: options.host ?? Publisher.Settings.defaultHost, fleet: fleet)
         return { inventory.answer($0) }
     }
 

@@ -71,6 +71,22 @@ struct Search: Sendable {
         return (try catalogue.bundles(matching: query), count)
     }
 
+    /// The fleet's answer (`--database`): PostgreSQL narrows by what it indexes (identifier,
+    /// kind, path, UUID, architecture); a word is matched here, against each record's names.
+    func bundles(in fleet: any FleetSource) throws -> [(host: String?, record: BundleRecord)] {
+        var query = BundleQuery(kind: kind, arch: arch)
+        switch text {
+        case .everything: break
+        case let .uuid(key): query.uuidKey = key
+        case let .path(path): query.under = FilePath(path)
+        case let .glob(glob): query.identifier = glob
+        case let .words(words):
+            let needle = words.lowercased()
+            return try fleet.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }.map { ($0.host, $0.record) }
+        }
+        return try fleet.bundles(matching: query).map { ($0.host, $0.record) }
+    }
+
     /// The GLOB pattern that finds `words` inside a name, in any case, and whether it is exact.
     /// Each letter with case is a class of its two cases (`[rR]`); wildcards are classes too, so
     /// they are text. A letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and
