@@ -10,9 +10,10 @@ extension Catalogue {
         try read { db in try CatalogueQueries.bundles(db, matching: query) }
     }
 
-    /// How many bundles match a query, without reading them (its `runsOn` and `limit` aside).
-    public func bundleCount(matching query: BundleQuery) throws -> Int {
-        try read { db in try CatalogueQueries.count(db, matching: query) }
+    /// The first `limit` bundles matching a query, by path, and how many match in all, reading
+    /// only the records listed (its `runsOn` aside).
+    public func bundlePage(matching query: BundleQuery, limit: Int) throws -> (bundles: [CataloguedBundle], count: Int) {
+        try read { db in try CatalogueQueries.page(db, matching: query, limit: limit) }
     }
 
     /// One bundle by path.

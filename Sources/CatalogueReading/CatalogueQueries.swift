@@ -8,19 +8,21 @@ package enum CatalogueQueries {
     /// The bundles matching a query, by path.
     package static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
         let (whereClause, arguments) = filter(query)
-        let limit = query.limit.map { query.runsOn == nil ? " LIMIT \($0)" : "" } ?? ""
-        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path\(limit)", arguments: arguments)
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
         guard let runsOn = query.runsOn else { return bundles }
-        let admitted = bundles.filter { runsOn.admits($0.record) }
-        return query.limit.map { Array(admitted.prefix($0)) } ?? admitted
+        return bundles.filter { runsOn.admits($0.record) }
     }
 
-    /// How many bundles match a query, without reading them (`runsOn` and `limit` aside).
-    package static func count(_ source: some RowSource, matching query: BundleQuery) throws -> Int {
+    /// The first `limit` bundles matching a query, by path, and how many match in all: one scan
+    /// for the ids (a search's cost is its scan), then only the listed records read (`runsOn` aside).
+    package static func page(_ source: some RowSource, matching query: BundleQuery, limit: Int) throws -> (bundles: [CataloguedBundle], count: Int) {
         let (whereClause, arguments) = filter(query)
-        var count = 0
-        try source.forEachRow("SELECT count(*) FROM bundles \(whereClause)", arguments) { row in count = Int(row.integer(0) ?? 0) }
-        return count
+        var ids: [Int64] = []
+        try source.forEachRow("SELECT id FROM bundles \(whereClause) ORDER BY path", arguments) { row in ids.append(row.integer(0) ?? 0) }
+        guard !ids.isEmpty else { return ([], 0) }
+        let listed = ids.prefix(limit).map(String.init).joined(separator: ",")
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id IN (\(listed)) ORDER BY path", arguments: [])
+        return (bundles, ids.count)
     }
 
     /// A query's WHERE clause and its values.
@@ -54,13 +56,17 @@ package enum CatalogueQueries {
             // The slices' platform narrows; versions and architectures are rule 32's, below.
             require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
-        if let nameGlob = query.nameGlob {
+        if let pattern = query.name {
             // The columns the names already live in, read without decoding a record: at 50,000
             // bundles a scan of these is milliseconds, where decoding every record took minutes.
+            let (match, value) = switch pattern {
+            case let .like(like): ("LIKE ? ESCAPE '\\'", like)
+            case let .glob(glob): ("GLOB ?", glob)
+            }
             require("""
-                (name GLOB ? OR identifier GLOB ? OR info_bundle_name GLOB ? OR info_display_name GLOB ?
-                 OR id IN (SELECT bundle_id FROM localized_strings WHERE key IN ('CFBundleDisplayName', 'CFBundleName') AND value GLOB ?))
-                """, Array(repeating: nameGlob, count: 5))
+                (name \(match) OR identifier \(match) OR info_bundle_name \(match) OR info_display_name \(match)
+                 OR id IN (SELECT bundle_id FROM localized_strings WHERE key IN ('CFBundleDisplayName', 'CFBundleName') AND value \(match)))
+                """, Array(repeating: value, count: 5))
         }
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
     }

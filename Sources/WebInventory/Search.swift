@@ -54,7 +54,7 @@ struct Search: Sendable {
         case let .glob(glob): query.identifier = glob
         case let .words(words):
             let (pattern, exact) = Self.namePattern(words)
-            query.nameGlob = pattern
+            query.name = pattern
             if !exact {
                 // SQL has narrowed to candidates; Swift's case folding decides (Docs/web.md).
                 let needle = words.lowercased()
@@ -66,9 +66,7 @@ struct Search: Sendable {
             let found = try catalogue.bundles(matching: query)
             return (found, found.count)
         }
-        let count = try catalogue.bundleCount(matching: query)
-        query.limit = limit
-        return (try catalogue.bundles(matching: query), count)
+        return try catalogue.bundlePage(matching: query, limit: limit)
     }
 
     /// The fleet's answer (`--database`): PostgreSQL narrows by what it indexes (identifier,
@@ -87,24 +85,34 @@ struct Search: Sendable {
         return try fleet.bundles(matching: query).map { ($0.host, $0.record) }
     }
 
-    /// The GLOB pattern that finds `words` inside a name, in any case, and whether it is exact.
-    /// Each letter with case is a class of its two cases (`[rR]`); wildcards are classes too, so
-    /// they are text. A letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and
-    /// Swift's comparison then decides among the candidates.
-    static func namePattern(_ words: String) -> (pattern: String, exact: Bool) {
-        var pattern = "*", exact = true
-        for character in words.lowercased() {
+    /// The pattern that finds `words` inside a name, in any case, and whether it is exact. A
+    /// word of ASCII and letters without case is a LIKE (SQLite folds ASCII case). Otherwise a
+    /// GLOB: each letter with case a class of its two cases (`[éÉ]`), wildcards as classes so they
+    /// are text; a letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and Swift's
+    /// comparison then decides among the candidates.
+    static func namePattern(_ words: String) -> (pattern: NamePattern, exact: Bool) {
+        let folded = words.lowercased()
+        if folded.allSatisfy({ $0.isASCII || String($0).uppercased() == String($0) }) {
+            var like = "%"
+            for character in folded {
+                if "%_\\".contains(character) { like += "\\" }
+                like.append(character)
+            }
+            return (.like(like + "%"), true)
+        }
+        var glob = "*", exact = true
+        for character in folded {
             let lower = String(character).lowercased(), upper = String(character).uppercased()
             switch character {
-            case "*", "?", "[": pattern += "[\(character)]"
-            case _ where lower == upper: pattern.append(character)
-            case _ where lower.unicodeScalars.count == 1 && upper.unicodeScalars.count == 1: pattern += "[\(lower)\(upper)]"
+            case "*", "?", "[": glob += "[\(character)]"
+            case _ where lower == upper: glob.append(character)
+            case _ where lower.unicodeScalars.count == 1 && upper.unicodeScalars.count == 1: glob += "[\(lower)\(upper)]"
             default:
-                pattern += "*"
+                glob += "*"
                 exact = false
             }
         }
-        return (pattern + "*", exact)
+        return (.glob(glob + "*"), exact)
     }
 
     /// Every name a reader may know a bundle by: its identifier, its real name, and its display
