@@ -18,10 +18,18 @@ package enum CatalogueQueries {
     package static func page(_ source: some RowSource, matching query: BundleQuery, limit: Int) throws -> (bundles: [CataloguedBundle], count: Int) {
         let (whereClause, arguments) = filter(query)
         var ids: [Int64] = []
-        try source.forEachRow("SELECT id FROM bundles \(whereClause) ORDER BY path", arguments) { row in ids.append(row.integer(0) ?? 0) }
+        // `+path`: the matches are few and sorted after; SQLite would otherwise walk the whole
+        // table in path order through the path index (0.11 s against 0.07 s at 50,000 bundles).
+        try source.forEachRow("SELECT id FROM bundles \(whereClause) ORDER BY +path", arguments) { row in ids.append(row.integer(0) ?? 0) }
         guard !ids.isEmpty else { return ([], 0) }
-        let listed = ids.prefix(limit).map(String.init).joined(separator: ",")
-        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id IN (\(listed)) ORDER BY path", arguments: [])
+        // In lookups' chunks, whose child rows are read by index: a larger set reads every
+        // bundle's (2.5 s for a page of 200 at 50,000 bundles). The ids are in path order.
+        var bundles: [CataloguedBundle] = []
+        let listed = Array(ids.prefix(limit))
+        for start in stride(from: 0, to: listed.count, by: 64) {
+            let chunk = listed[start..<min(start + 64, listed.count)].map(String.init).joined(separator: ",")
+            bundles += try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id IN (\(chunk)) ORDER BY path", arguments: [])
+        }
         return (bundles, ids.count)
     }
 
