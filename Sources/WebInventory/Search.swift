@@ -98,7 +98,8 @@ struct Search: Sendable {
                 if "%_\\".contains(character) { like += "\\" }
                 like.append(character)
             }
-            return (.like(like + "%"), true)
+            // Names are stored one a line: a word across a line break is for Swift to judge.
+            return (.like(like + "%"), !folded.contains("\n"))
         }
         var glob = "*", exact = true
         for character in folded {
@@ -112,7 +113,7 @@ struct Search: Sendable {
                 exact = false
             }
         }
-        return (.glob(glob + "*"), exact)
+        return (.glob(glob + "*"), exact && !folded.contains("\n"))
     }
 
     /// Every name a reader may know a bundle by: its identifier, its real name, and its display
