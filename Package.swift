@@ -128,7 +128,7 @@ let package = Package(
         .target(
             name: "Service",
             dependencies: [
-                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SymbolServer", "SystemCalls", "View", "Watcher",
+                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SymbolServer", "SystemCalls", "View", "Watcher", "WebInventory",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
