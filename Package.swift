@@ -128,7 +128,7 @@ let package = Package(
         .target(
             name: "Service",
             dependencies: [
-                "BundleModel", "Catalogue", "Indexer", "Publishing", "Scanner", "SymbolServer", "SystemCalls", "View", "Watcher",
+                "BundleModel", "Catalogue", "CatalogueReading", "Indexer", "Publishing", "Scanner", "SymbolServer", "SystemCalls", "View", "Watcher", "WebInventory",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -141,7 +141,7 @@ let package = Package(
             name: "BundleFSCommands",
             dependencies: [
                 "Archives", "BundleModel", "Catalogue", "CatalogueCommands", "Codecs", "IconImages", "Indexer", "Publishing", "Scanner", "Service",
-                "SymbolServer", "SystemCalls", "Watcher", "WebInventory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SymbolServer", "SystemCalls", "Watcher", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -15,7 +15,7 @@ struct ServeCommand: ParsableCommand {
             rescans the source; SIGTERM or SIGINT unmounts and exits 0. Without SOURCE and MOUNTPOINT \
             it reads a configuration file (--config, default $XDG_CONFIG_HOME/bundlefs/bundlefs.conf) \
             of `key = value` lines: \(ServeConfiguration.keys.joined(separator: ", ")) (`symbols = ADDR:PORT` runs \
-            serve-symbols beside the view).
+            serve-symbols beside the view, `web = ADDR:PORT` serve-web).
             """)
 
     @Argument(help: ArgumentHelp("The directory tree to show (or from the configuration).", valueName: "source"))
@@ -40,6 +40,10 @@ struct ServeCommand: ParsableCommand {
                                valueName: "addr:port"))
     var symbols: String?
 
+    @Option(help: ArgumentHelp("Also serve the web inventory (and the symbol routes) here, as serve-web does (or the configuration's `web`).",
+                               valueName: "addr:port"))
+    var web: String?
+
     @Flag(help: "Let other users see the view (non-root users need user_allow_other in /etc/fuse.conf).")
     var allowOther = false
 
@@ -48,6 +52,7 @@ struct ServeCommand: ParsableCommand {
         if source != nil && configurationFile != nil { throw ValidationError("--config is read only when no SOURCE and MOUNTPOINT are given") }
         if let threads, threads < 1 || threads > 64 { throw ValidationError("--threads must be between 1 and 64") }
         if let symbols, ListenAddress(symbols) == nil { throw ValidationError("--symbols: \(symbols) is not ADDR:PORT, [IPV6]:PORT or PORT") }
+        if let web, ListenAddress(web) == nil { throw ValidationError("--web: \(web) is not ADDR:PORT, [IPV6]:PORT or PORT") }
     }
 
     func run() throws {
@@ -74,6 +79,7 @@ struct ServeCommand: ParsableCommand {
         given.publish = publishing.url
         given.host = publishing.host
         given.symbols = symbols.flatMap(ListenAddress.init)
+        given.web = web.flatMap(ListenAddress.init)
         given.backend = watching.backend
         return given
     }

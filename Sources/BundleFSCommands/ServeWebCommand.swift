@@ -1,12 +1,10 @@
 import ArgumentParser
 import CatalogueCommands
-import Foundation
+import Service
 import SymbolServer
-import SystemCalls
-import WebInventory
 
 /// `serve-web`: the web inventory and the symbol routes on one server (SPEC.md "The web
-/// inventory"). Wired here directly for now; `web = ADDR:PORT` through the daemon's plan follows.
+/// inventory"), through the daemon's plan as `serve-symbols` is: no roots, the catalogue only read.
 struct ServeWebCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve-web",
@@ -23,6 +21,8 @@ struct ServeWebCommand: ParsableCommand {
     @Flag(name: .customLong("allow-remote"), help: "Listen on an address other hosts reach (the pages show every catalogued path).")
     var allowRemote = false
 
+    @OptionGroup var remote: DatabaseOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -33,24 +33,9 @@ struct ServeWebCommand: ParsableCommand {
     }
 
     func run() throws {
-        Signals.block()
-        let logger = common.logger("bundlefs.web", defaultLevel: .info)
-        let catalogue = try common.openCatalogue(.readOnly)
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "localhost"
-        let inventory = try WebInventory(catalogue: catalogue, languages: try common.languages(), host: host)
-        let server: SymbolServer
-        do {
-            server = try SymbolServer(catalogue: catalogue, roots: { try catalogue.indexedRoots() }, listen: ListenAddress(listen)!,
-                                      settings: .fromEnvironment(ProcessInfo.processInfo.environment), logger: logger,
-                                      pages: { inventory.answer($0) })
-        } catch let error as SymbolServerError {
-            throw UserError("\(error)")
-        }
-        if !server.address.isLoopback {
-            logger.warning("serving the web inventory to the network: whoever reaches \(server.address) reads every catalogued name and path, and the catalogued files")
-        }
-        logger.info("serving the web inventory at http://\(server.address)")
-        try Signals.handle { _ in server.stop() }
-        server.wait()
+        var plan = Daemon.Plan(roots: [], catalogue: common.catalogueFile)
+        plan.http = [HTTPServerPlan(listen: ListenAddress(listen)!, routes: [.symbols, .web],
+                                    web: HTTPServerPlan.WebOptions(languages: try common.languages(), database: remote.database, databaseHost: remote.host))]
+        try Daemon.start(plan, common: common, label: "bundlefs.web", defaultLevel: .info)
     }
 }

@@ -10,6 +10,12 @@ extension Catalogue {
         try read { db in try CatalogueQueries.bundles(db, matching: query) }
     }
 
+    /// The first `limit` bundles matching a query, by path, and how many match in all, reading
+    /// only the records listed (its `runsOn` aside).
+    public func bundlePage(matching query: BundleQuery, limit: Int) throws -> (bundles: [CataloguedBundle], count: Int) {
+        try read { db in try CatalogueQueries.page(db, matching: query, limit: limit) }
+    }
+
     /// One bundle by path.
     public func bundle(atPath path: FilePath) throws -> CataloguedBundle? {
         try bundles(atPaths: [path]).first

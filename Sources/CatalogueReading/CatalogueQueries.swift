@@ -7,6 +7,34 @@ package import SystemCalls
 package enum CatalogueQueries {
     /// The bundles matching a query, by path.
     package static func bundles(_ source: some RowSource, matching query: BundleQuery) throws -> [CataloguedBundle] {
+        let (whereClause, arguments) = filter(query)
+        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
+        guard let runsOn = query.runsOn else { return bundles }
+        return bundles.filter { runsOn.admits($0.record) }
+    }
+
+    /// The first `limit` bundles matching a query, by path, and how many match in all: one scan
+    /// for the ids (a search's cost is its scan), then only the listed records read (`runsOn` aside).
+    package static func page(_ source: some RowSource, matching query: BundleQuery, limit: Int) throws -> (bundles: [CataloguedBundle], count: Int) {
+        let (whereClause, arguments) = filter(query)
+        var ids: [Int64] = []
+        // `+path`: the matches are few and sorted after; SQLite would otherwise walk the whole
+        // table in path order through the path index (0.11 s against 0.07 s at 50,000 bundles).
+        try source.forEachRow("SELECT id FROM bundles \(whereClause) ORDER BY +path", arguments) { row in ids.append(row.integer(0) ?? 0) }
+        guard !ids.isEmpty else { return ([], 0) }
+        // In lookups' chunks, whose child rows are read by index: a larger set reads every
+        // bundle's (2.5 s for a page of 200 at 50,000 bundles). The ids are in path order.
+        var bundles: [CataloguedBundle] = []
+        let listed = Array(ids.prefix(limit))
+        for start in stride(from: 0, to: listed.count, by: 64) {
+            let chunk = listed[start..<min(start + 64, listed.count)].map(String.init).joined(separator: ",")
+            bundles += try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles WHERE id IN (\(chunk)) ORDER BY path", arguments: [])
+        }
+        return (bundles, ids.count)
+    }
+
+    /// A query's WHERE clause and its values.
+    static func filter(_ query: BundleQuery) -> (String, [SQLValue]) {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         func require(_ condition: String, _ values: [String] = []) {
@@ -36,10 +64,15 @@ package enum CatalogueQueries {
             // The slices' platform narrows; versions and architectures are rule 32's, below.
             require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let bundles = try fetchBundles(source, sql: "SELECT \(BundleRow.selectList) FROM bundles \(whereClause) ORDER BY path", arguments: arguments)
-        guard let runsOn = query.runsOn else { return bundles }
-        return bundles.filter { runsOn.admits($0.record) }
+        if let pattern = query.name {
+            // `bundle_names` (schema v18): every name of a bundle, one a line, in a narrow table:
+            // a scan of it is a fraction of one of the wide bundles table.
+            switch pattern {
+            case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE names LIKE ? ESCAPE '\\')", [like])
+            case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE names GLOB ?)", [glob])
+            }
+        }
+        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
     }
 
     /// The archives' own errors, by archive.

@@ -1,8 +1,10 @@
 import Catalogue
 import Logging
+import Publishing
 import SymbolServer
 import Synchronization
 import SystemCalls
+import WebInventory
 
 /// What the daemon needs of a running HTTP server.
 protocol RunningHTTPServer: AnyObject, Sendable {
@@ -39,8 +41,9 @@ final class HTTPServers: Sendable {
         for plan in plans {
             let server: any RunningHTTPServer
             do {
-                // Every route there is today is the symbol server's; the web inventory's pages join it here.
-                server = try SymbolServer(catalogue: catalogue, roots: roots, listen: plan.listen, settings: settings, logger: logger)
+                // The symbol routes are the server's own; the web inventory answers every other target.
+                let pages: SymbolServer.Pages? = try plan.routes.contains(.web) ? Self.pages(plan.web, catalogue: catalogue) : nil
+                server = try SymbolServer(catalogue: catalogue, roots: roots, listen: plan.listen, settings: settings, logger: logger, pages: pages)
             } catch {
                 for started in servers {
                     started.stop()
@@ -56,6 +59,13 @@ final class HTTPServers: Sendable {
             servers.append(server)
         }
         self.servers = servers
+    }
+
+    /// The web inventory's answer to the targets the symbol routes leave.
+    private static func pages(_ options: HTTPServerPlan.WebOptions, catalogue: Catalogue) throws -> SymbolServer.Pages {
+        let fleet = options.database.map { PostgresFleet(url: $0, host: options.databaseHost) }
+        let inventory = try WebInventory(catalogue: catalogue, languages: options.languages, host: options.host ?? Publisher.Settings.defaultHost, fleet: fleet)
+        return { inventory.answer($0) }
     }
 
     func stop() {

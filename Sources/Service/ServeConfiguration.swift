@@ -19,6 +19,8 @@ public struct ServeConfiguration: Sendable, Equatable {
     public var host: String?
     /// Where to serve the catalogue's symbols over HTTP (SPEC "Symbol stores"), beside the view.
     public var symbols: ListenAddress?
+    /// Where to serve the web inventory (SPEC "The web inventory"), with the symbol routes, beside the view.
+    public var web: ListenAddress?
     /// How the source is watched (`--backend`); nil: auto.
     public var backend: WatchBackend?
 
@@ -27,7 +29,7 @@ public struct ServeConfiguration: Sendable, Equatable {
         self.mountPoint = mountPoint
     }
 
-    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols", "backend"]
+    public static let keys = ["source", "mountpoint", "languages", "catalogue", "threads", "allow-other", "publish", "host", "symbols", "web", "backend"]
 
     /// `$XDG_CONFIG_HOME/bundlefs/bundlefs.conf`, else `~/.config/bundlefs/bundlefs.conf`.
     public static func defaultPath(environment: [String: String]) -> FilePath {
@@ -107,6 +109,12 @@ public struct ServeConfiguration: Sendable, Equatable {
                 throw ConfigurationError(file: file, line: line, "`symbols` must be ADDR:PORT, [IPV6]:PORT or PORT (a numeric address), not `\(value)`")
             }
             configuration.symbols = address
+        }
+        if let (value, line) = values["web"] {
+            guard let address = ListenAddress(value) else {
+                throw ConfigurationError(file: file, line: line, "`web` must be ADDR:PORT, [IPV6]:PORT or PORT (a numeric address), not `\(value)`")
+            }
+            configuration.web = address
         }
         if let (value, line) = values["backend"] {
             guard let backend = WatchBackend(rawValue: value.lowercased()) else {

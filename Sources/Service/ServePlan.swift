@@ -20,6 +20,7 @@ public struct ServeCommandLine: Sendable {
     public var publish: String?
     public var host: String?
     public var symbols: ListenAddress?
+    public var web: ListenAddress?
     public var backend: WatchBackend?
 
     public init() {}
@@ -54,10 +55,20 @@ extension Daemon.Plan {
         plan.view = Daemon.ViewPlan(mountPoint: configuration.mountPoint, settings: settings)
         plan.view?.clearsDeadMount = true
         plan.publish = (given.publish ?? configuration.publish).map { Daemon.PublishPlan(url: $0, host: given.host ?? configuration.host) }
-        plan.http = (given.symbols ?? configuration.symbols).map { [HTTPServerPlan(listen: $0, routes: [.symbols])] } ?? []
+        plan.http = httpPlans(symbols: given.symbols ?? configuration.symbols, web: given.web ?? configuration.web,
+                              options: HTTPServerPlan.WebOptions(languages: settings.languages, host: given.host ?? configuration.host))
         plan.notifiesSystemd = true
         plan.watch = .fromEnvironment(environment)
         plan.watch.backend = given.backend ?? configuration.backend ?? plan.watch.backend
         return plan
+    }
+
+    /// `symbols =` and `web =`: the web server answers the symbol routes too, so the same address
+    /// for both is one server, not a port asked for twice.
+    static func httpPlans(symbols: ListenAddress?, web: ListenAddress?, options: HTTPServerPlan.WebOptions) -> [HTTPServerPlan] {
+        var plans: [HTTPServerPlan] = []
+        if let web { plans.append(HTTPServerPlan(listen: web, routes: [.symbols, .web], web: options)) }
+        if let symbols, symbols != web { plans.append(HTTPServerPlan(listen: symbols, routes: [.symbols])) }
+        return plans
     }
 }

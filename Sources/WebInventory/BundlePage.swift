@@ -14,6 +14,7 @@ extension WebInventory {
             guard let value, !value.isEmpty else { return }
             facts.append(["label": label, "value": value, "link": link ?? false])
         }
+        fact("Host", fleet == nil ? nil : web["host"])
         fact("Path", (record.archive ?? record.key).string)
         fact("Member of the archive", record.member?.string)
         if let installation = record.installation {
@@ -48,8 +49,7 @@ extension WebInventory {
             [
                 "file": slice.file.string + (slice.file == executable ? " (executable)" : ""), "arch": slice.arch, "fileType": slice.fileType,
                 "uuid": slice.uuid ?? "", "platform": [slice.platform, slice.minOS].compactMap { $0 }.joined(separator: " "),
-                // debuginfod's key: the UUID's hex digits, lower case (Docs/symbols.md).
-                "key": slice.uuid.flatMap(BinarySlice.uuidKey) ?? false,
+                "key": downloadKey(slice),
             ]
         }
         let opens: [[String: Any]] = LaunchClaim.claims(in: record.infoDictionary).map { claim in
@@ -59,13 +59,23 @@ extension WebInventory {
         let info: [[String: Any]] = record.info.keys.sorted().map { key in
             ["key": key, "value": record.info[key]!.jsonValue.serialized(pretty: true)]
         }
+        // Another host's files (icon, executables) are not on this one.
+        let icon: Any = fleet == nil ? Self.iconLink(record, size: 128) as Any? ?? false : false
+        let jsonLink = "/api" + Self.bundleLink(record, host: fleet == nil ? nil : web["host"])
         let values: [String: Any] = [
-            "name": record.displayName(for: languages), "icon": Self.iconLink(record, size: 128) ?? false, "facts": facts,
+            "name": record.displayName(for: languages), "icon": icon, "facts": facts,
             "hasNames": !names.isEmpty, "names": names, "hasBinaries": !binaries.isEmpty, "binaries": binaries,
             "hasOpens": !opens.isEmpty, "opens": opens, "hasProblems": !problems.isEmpty, "problems": problems,
-            "hasInfo": !info.isEmpty, "info": info, "jsonLink": "/api/bundle?path=" + WebRequest.escaped(record.key.string),
+            "hasInfo": !info.isEmpty, "info": info, "jsonLink": jsonLink,
         ]
         return page("bundle", values, title: record.displayName(for: languages), request: web, languages: languages)
+    }
+
+    /// debuginfod's key for a slice's downloads (its UUID's hex digits, lower case, Docs/symbols.md);
+    /// none for another host's slices, whose files are not served here.
+    func downloadKey(_ slice: BinarySlice) -> Any {
+        guard fleet == nil, let key = slice.uuid.flatMap(BinarySlice.uuidKey) else { return false }
+        return key
     }
 
     /// A claim as `open-with --json` names it.

@@ -65,7 +65,7 @@ extension WebInventory {
             let defaultIndex = HandlerRanking.defaultIndex(handlers, role: nil)
             values["asked"] = asked
             values["rows"] = handlers.enumerated().map { index, handler -> [String: Any] in
-                ["isDefault": index == defaultIndex, "link": records[handler.application.path].map(Self.bundleLink) ?? "",
+                ["isDefault": index == defaultIndex, "link": records[handler.application.path].map { Self.bundleLink($0) } ?? "",
                  "name": Self.displayName(handler, records, languages: languages), "identifier": handler.application.identifier ?? "",
                  "version": handler.application.version ?? "", "rank": handler.claim.rank.rawValue, "role": handler.claim.role.rawValue,
                  "claim": Self.claimName(handler.claim.target)]

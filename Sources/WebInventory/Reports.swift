@@ -41,8 +41,9 @@ extension WebInventory {
 
     /// Every Mac application with its executable's architectures (empty when it has no Mach-O executable).
     func applicationArchitectures(languages: [LanguageTag]) throws -> [RosettaRow] {
-        try catalogue.bundles(matching: BundleQuery(kind: "application")).map { bundle in
-            let record = bundle.record
+        let applications = try fleet?.bundles(matching: BundleQuery(kind: "application"))
+            ?? catalogue.bundles(matching: BundleQuery(kind: "application")).map { (host, $0.record) }
+        return applications.map { host, record in
             let executable = record.executable?.relative(to: record.key)
             let archs = record.binaries.filter { $0.file == executable && $0.format == .machO }.map(\.arch)
             return RosettaRow(record: record, name: record.displayName(for: languages), archs: archs, host: host)
@@ -62,12 +63,18 @@ extension WebInventory {
         }
         rows.sort { key($0).localizedStandardLess(key($1)) }
         let chart = BarChart.svg([("Native arm64", native), ("Intel only: Rosetta", rows.count), ("No Mac code", all.count - native - rows.count)])
+        // With `--database`, each host's counts: which Macs' software is furthest from Apple silicon.
+        let hosts: [[String: Any]] = fleet == nil ? [] : Dictionary(grouping: all, by: \.host).sorted { $0.key < $1.key }.map { host, applications in
+            let native = applications.filter { $0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }.count
+            let intel = applications.filter { !$0.archs.isEmpty && !$0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }.count
+            return ["host": host, "native": native, "intel": intel, "other": applications.count - native - intel]
+        }
         let values: [String: Any] = [
-            "chart": chart,
+            "chart": chart, "hasHosts": !hosts.isEmpty, "hosts": hosts,
             "columns": [("name", "Application"), ("identifier", "Identifier"), ("version", "Version"), ("archs", "Architectures"), ("host", "Host"),
                         ("path", "Path")].map { ["label": $0.1, "link": "/reports/apple-silicon?sort=\($0.0)"] },
             "rows": rows.map { row -> [String: Any] in
-                ["link": Self.bundleLink(row.record), "name": row.name, "identifier": row.record.identifier ?? "",
+                ["link": Self.bundleLink(row.record, host: fleet == nil ? nil : row.host), "name": row.name, "identifier": row.record.identifier ?? "",
                  "version": row.record.shortVersion ?? row.record.version ?? "", "archs": row.archs.joined(separator: ", "), "host": row.host,
                  "path": row.record.key.string]
             },

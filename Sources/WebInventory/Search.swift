@@ -43,8 +43,35 @@ struct Search: Sendable {
     }
 
     /// The catalogue's answer now: each request reads it afresh, so a bundle the watcher has just
-    /// written is on the next search.
-    func bundles(in catalogue: Catalogue) throws -> [CataloguedBundle] {
+    /// written is on the next search. With a limit, only that many records are read, and the
+    /// count of all is the catalogue's.
+    func bundles(in catalogue: Catalogue, limit: Int? = nil) throws -> (bundles: [CataloguedBundle], count: Int) {
+        var query = BundleQuery(kind: kind, arch: arch)
+        switch text {
+        case .everything: break
+        case let .uuid(key): query.uuidKey = key
+        case let .path(path): query.under = FilePath(path)
+        case let .glob(glob): query.identifier = glob
+        case let .words(words):
+            let (pattern, exact) = Self.namePattern(words)
+            query.name = pattern
+            if !exact {
+                // SQL has narrowed to candidates; Swift's case folding decides (Docs/web.md).
+                let needle = words.lowercased()
+                let found = try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+                return (limit.map { Array(found.prefix($0)) } ?? found, found.count)
+            }
+        }
+        guard let limit else {
+            let found = try catalogue.bundles(matching: query)
+            return (found, found.count)
+        }
+        return try catalogue.bundlePage(matching: query, limit: limit)
+    }
+
+    /// The fleet's answer (`--database`): PostgreSQL narrows by what it indexes (identifier,
+    /// kind, path, UUID, architecture); a word is matched here, against each record's names.
+    func bundles(in fleet: any FleetSource) throws -> [(host: String?, record: BundleRecord)] {
         var query = BundleQuery(kind: kind, arch: arch)
         switch text {
         case .everything: break
@@ -53,9 +80,40 @@ struct Search: Sendable {
         case let .glob(glob): query.identifier = glob
         case let .words(words):
             let needle = words.lowercased()
-            return try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+            return try fleet.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }.map { ($0.host, $0.record) }
         }
-        return try catalogue.bundles(matching: query)
+        return try fleet.bundles(matching: query).map { ($0.host, $0.record) }
+    }
+
+    /// The pattern that finds `words` inside a name, in any case, and whether it is exact. A
+    /// word of ASCII and letters without case is a LIKE (SQLite folds ASCII case). Otherwise a
+    /// GLOB: each letter with case a class of its two cases (`[éÉ]`), wildcards as classes so they
+    /// are text; a letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and Swift's
+    /// comparison then decides among the candidates.
+    static func namePattern(_ words: String) -> (pattern: NamePattern, exact: Bool) {
+        let folded = words.lowercased()
+        if folded.allSatisfy({ $0.isASCII || String($0).uppercased() == String($0) }) {
+            var like = "%"
+            for character in folded {
+                if "%_\\".contains(character) { like += "\\" }
+                like.append(character)
+            }
+            // Names are stored one a line: a word across a line break is for Swift to judge.
+            return (.like(like + "%"), !folded.contains("\n"))
+        }
+        var glob = "*", exact = true
+        for character in folded {
+            let lower = String(character).lowercased(), upper = String(character).uppercased()
+            switch character {
+            case "*", "?", "[": glob += "[\(character)]"
+            case _ where lower == upper: glob.append(character)
+            case _ where lower.unicodeScalars.count == 1 && upper.unicodeScalars.count == 1: glob += "[\(lower)\(upper)]"
+            default:
+                glob += "*"
+                exact = false
+            }
+        }
+        return (.glob(glob + "*"), exact && !folded.contains("\n"))
     }
 
     /// Every name a reader may know a bundle by: its identifier, its real name, and its display

@@ -13,12 +13,13 @@ extension WebInventory {
             return page("search", ["heading": "Search the catalogue", "searched": false, "home": true], title: "Inventory", request: web, languages: languages)
         }
         let search = Search(q: web["q"], kind: web["kind"], arch: web["arch"])
-        let bundles = try search.bundles(in: catalogue)
-        let shown = bundles.prefix(Search.pageLimit)
-        let results: [[String: Any]] = shown.map { bundle in
-            let record = bundle.record
+        let (shown, count) = try found(search, limit: Search.pageLimit)
+        let results: [[String: Any]] = shown.map { host, record in
+            // Another host's icon file is not on this one.
+            let icon: Any = host == nil ? Self.iconLink(record, size: 32) as Any? ?? false : false
+            let hostName: Any = host ?? false
             return [
-                "link": Self.bundleLink(record), "icon": Self.iconLink(record, size: 32) ?? false,
+                "link": Self.bundleLink(record, host: host), "icon": icon, "host": hostName,
                 "name": record.displayName(for: languages), "identifier": record.identifier ?? "",
                 "version": record.shortVersion ?? record.version ?? "", "kind": record.kind.rawValue,
                 "errors": record.errors.isEmpty ? false : record.errors.count,
@@ -27,19 +28,32 @@ extension WebInventory {
         let q = web["q"]
         let values: [String: Any] = [
             "heading": q.map { "Bundles matching “\($0)”" } ?? "Catalogued bundles",
-            "count": bundles.count, "one": bundles.count == 1, "truncated": bundles.count > shown.count, "shown": shown.count,
+            "count": count, "one": count == 1, "truncated": count > shown.count, "shown": shown.count,
             "jsonLink": "/api/bundles?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&"),
             "results": results, "searched": true, "home": q == nil,
         ]
         return page("search", values, title: q ?? "Inventory", request: web, languages: languages)
     }
 
-    /// The records `query --json` prints for the same question, field for field.
+    /// A search's answer from the local catalogue, or with `--database` the fleet's (each with its host).
+    func found(_ search: Search, limit: Int?) throws -> (bundles: [(host: String?, record: BundleRecord)], count: Int) {
+        if let fleet {
+            let all = try search.bundles(in: fleet)
+            return (limit.map { Array(all.prefix($0)) } ?? all, all.count)
+        }
+        let (bundles, count) = try search.bundles(in: catalogue, limit: limit)
+        return (bundles.map { (nil, $0.record) }, count)
+    }
+
+    /// The records `query --json` prints for the same question, field for field (with
+    /// `--database`, `query --database --json`'s, each with its host).
     func bundlesJSON(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
-        let bundles = try Search(q: web["q"], kind: web["kind"], arch: web["arch"]).bundles(in: catalogue)
-        let archiveErrors = try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive)))
-        return Self.json(.array(bundles.map { bundle in
-            ContractJSON.object(for: bundle.record, languages: languages, archiveError: bundle.record.archive.flatMap { archiveErrors[$0] })
+        let bundles = try found(Search(q: web["q"], kind: web["kind"], arch: web["arch"]), limit: nil).bundles
+        let archiveErrors = fleet == nil ? try catalogue.archiveErrors(of: Set(bundles.compactMap(\.record.archive))) : [:]
+        return Self.json(.array(bundles.map { host, record in
+            let object = ContractJSON.object(for: record, languages: languages, archiveError: record.archive.flatMap { archiveErrors[$0] })
+            guard let host, case let .object(members) = object else { return object }
+            return .object(members + [("host", .string(host))])
         }))
     }
 
@@ -60,9 +74,14 @@ extension WebInventory {
         }
     }
 
-    /// The bundle `?path=` names, if the catalogue has it.
+    /// The bundle `?path=` names, if the catalogue has it; with `--database`, `?host=`'s.
     func catalogued(_ web: WebRequest) throws -> CataloguedBundle? {
         guard let path = web["path"] else { return nil }
+        if let fleet {
+            guard let host = web["host"] else { return nil }
+            let record = try fleet.bundles(matching: BundleQuery(under: FilePath(path))).first { $0.host == host && $0.record.key.string == path }?.record
+            return record.map { CataloguedBundle(id: 0, record: $0) }
+        }
         return try catalogue.bundle(atPath: FilePath(path))
     }
 }

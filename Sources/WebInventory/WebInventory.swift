@@ -17,9 +17,12 @@ public final class WebInventory: Sendable {
     let host: String
     let icons: IconCache
     let templates: MustacheLibrary
+    /// With `--database`: search and the Apple silicon report read the fleet's published rows.
+    let fleet: (any FleetSource)?
 
-    public init(catalogue: Catalogue, languages: [LanguageTag], host: String, iconBudget: Int = 16 << 20) throws {
+    public init(catalogue: Catalogue, languages: [LanguageTag], host: String, fleet: (any FleetSource)? = nil, iconBudget: Int = 16 << 20) throws {
         self.catalogue = catalogue
+        self.fleet = fleet
         defaultLanguages = languages
         self.host = host
         icons = IconCache(budget: iconBudget)
@@ -120,7 +123,9 @@ public final class WebInventory: Sendable {
     }
 
     // Links: a bundle is named by its catalogue key, looked up in the catalogue, never opened.
-    static func bundleLink(_ record: BundleRecord) -> String { "/bundle?path=" + WebRequest.escaped(record.key.string) }
+    static func bundleLink(_ record: BundleRecord, host: String? = nil) -> String {
+        (host.map { "/bundle?host=" + WebRequest.escaped($0) + "&" } ?? "/bundle?") + "path=" + WebRequest.escaped(record.key.string)
+    }
 
     static func iconLink(_ record: BundleRecord, size: Int) -> String? {
         guard record.icon != nil, record.archive == nil else { return nil }

@@ -31,6 +31,8 @@ struct Settings {
     var publish = true
     var openWith = true
     var symbols = true
+    var web = true
+    var webBundles = 50_000
     var hostile = true
     var backup = true
     var installers = true
@@ -39,7 +41,7 @@ struct Settings {
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-installer-limits] [--skip-cli]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-web] [--web-bundles N] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-installer-limits] [--skip-cli]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -57,6 +59,8 @@ struct Settings {
             case "--skip-publish": publish = false
             case "--skip-open-with": openWith = false
             case "--skip-symbols": symbols = false
+            case "--skip-web": web = false
+            case "--web-bundles": webBundles = Int(iterator.next() ?? "") ?? webBundles
             case "--skip-hostile": hostile = false
             case "--skip-backup": backup = false
             case "--skip-installers": installers = false
@@ -256,6 +260,11 @@ if settings.openWith {
 if settings.symbols {
     progress("symbol server figures: a 100 MB DWARF file through serve-symbols and python3 -m http.server, then small lookups ...")
     try SymbolServerBench.run(binary: settings.binary, output: settings.output, runs: settings.runs, report: &report)
+}
+
+if settings.web {
+    progress("web inventory figures: serve-web over a tree of \(settings.webBundles) bundles (made and indexed once per output directory) ...")
+    try WebBench.run(binary: settings.binary, output: settings.output, bundles: settings.webBundles, report: &report)
 }
 
 if settings.hostile {

@@ -382,3 +382,48 @@ import TestSupport
         #expect(try catalogue.handlers(of: .file(extension: "pgn")).map(\.application.path.lastComponent.string) == ["Chess.app"])
     }
 }
+
+/// v18's `bundle_names` (issue 40: serve-web's word search scans it, not the wide bundles table):
+/// filled by the migration from the rows a v17 catalogue has, then kept equal to them by triggers
+/// through the writer's inserts, updates of names and localized strings, renames and removals.
+@Suite struct BundleNamesMigrationTests {
+    func names(_ catalogue: Catalogue) throws -> [String] {
+        try catalogue.read { db in
+            try String.fetchAll(db, sql: "SELECT b.path || ': ' || replace(n.names, char(10), '|') FROM bundle_names n JOIN bundles b ON b.id = n.bundle_id ORDER BY b.path")
+        }
+    }
+
+    @Test func aV17CatalogueGetsItsNamesAndWritesKeepThem() throws {
+        let fixture = try IndexFixture()
+        fixture.tree.macApp("Apps/Chess.app", identifier: "org.example.chess", info: ["CFBundleName": .string("Chess")],
+                            localizedStrings: ["de": ["CFBundleDisplayName": "Schach"], "fr": ["CFBundleDisplayName": "Échecs", "Other": "ignored"]])
+        fixture.tree.macApp("Apps/Plain.app")
+        try fixture.index()
+        let root = fixture.tree.root
+        let written = [
+            "\(root)/Apps/Chess.app: Chess.app|org.example.chess|Chess||Schach|Échecs",
+            "\(root)/Apps/Plain.app: Plain.app||||",
+        ]
+        #expect(try names(fixture.catalogue) == written)
+        // As v17 left it: no table, no triggers.
+        try fixture.catalogue.write { db in
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v18'; DROP TABLE bundle_names")
+            for trigger in ["insert", "update", "delete", "string_insert", "string_delete"] { try db.execute(sql: "DROP TRIGGER bundle_names_\(trigger)") }
+        }
+        let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
+        #expect(try names(migrated) == written, "filled by the migration")
+
+        fixture.tree.macApp("Apps/Chess.app", identifier: "org.example.chess", info: ["CFBundleName": .string("Chess")],
+                            localizedStrings: ["de": ["CFBundleDisplayName": "Schachspiel"]])
+        fixture.tree.rename("Apps/Plain.app", "Apps/Renamed.app")
+        fixture.tree.macApp("Apps/New.app", identifier: "org.example.new")
+        _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(root))
+        let after = try names(migrated)
+        #expect(after == [
+            "\(root)/Apps/Chess.app: Chess.app|org.example.chess|Chess||Schachspiel|Échecs", // fr.lproj is still there
+            "\(root)/Apps/New.app: New.app|org.example.new|||",
+            "\(root)/Apps/Renamed.app: Renamed.app||||",
+        ], "\(after)")
+        #expect(try migrated.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bundle_names") } == 3, "no row left behind")
+    }
+}

@@ -38,7 +38,7 @@ struct ConfigurationTests {
     }
 
     @Test func errorsNameTheLine() {
-        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, symbols, backend)")
+        #expect(error("source = /a\nmountpoint = /b\nsorce = /c") == "test.conf:3: unknown setting `sorce` (known: source, mountpoint, languages, catalogue, threads, allow-other, publish, host, symbols, web, backend)")
         #expect(error("source = /a\nsource = /b") == "test.conf:2: `source` is already set on line 1")
         #expect(error("source /a") == "test.conf:1: expected `key = value`, found `source /a`")
         #expect(error("source = a\nmountpoint = /b") == "test.conf:1: `source` must be an absolute path or start with `~/`, not `a`")
@@ -78,6 +78,13 @@ struct ConfigurationTests {
         #expect(try parse("source = /a\nmountpoint = /b\nsymbols = 8002").symbols == ListenAddress(host: "127.0.0.1", port: 8002))
         #expect(try parse("source = /a\nmountpoint = /b").symbols == nil)
         #expect(error("source = /a\nmountpoint = /b\nsymbols = buildhost:8002").hasPrefix("test.conf:3: `symbols` must be ADDR:PORT"))
+    }
+
+    /// `web` (issue 40): where `serve` runs the web inventory; the same address forms.
+    @Test func web() throws {
+        #expect(try parse("source = /a\nmountpoint = /b\nweb = 8080").web == ListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(try parse("source = /a\nmountpoint = /b").web == nil)
+        #expect(error("source = /a\nmountpoint = /b\nweb = inventory:8080").hasPrefix("test.conf:3: `web` must be ADDR:PORT"))
     }
 
     @Test func servicesSideBySideGetTheirOwnCatalogues() {

@@ -50,6 +50,19 @@ struct ServePlanTests {
         #expect(plan.notifiesSystemd)
     }
 
+    /// `web =` (issue 40): a server answering the pages and the symbol routes, in the service's
+    /// languages, with its host's name; the same address as `symbols` is that one server.
+    @Test func webIsAServerOfBothRoutesAndSharesSymbolsAddress() throws {
+        let web = ListenAddress(host: "127.0.0.1", port: 8080), symbols = ListenAddress(host: "127.0.0.1", port: 8002)
+        let options = HTTPServerPlan.WebOptions(languages: [LanguageTag("de-CH")!, LanguageTag("de")!], host: "build-7")
+        var given = ServeCommandLine()
+        given.configurationFile = try file(Self.everything + "\nweb = 127.0.0.1:8080")
+        #expect(try plan(given).http == [HTTPServerPlan(listen: web, routes: [.symbols, .web], web: options),
+                                         HTTPServerPlan(listen: symbols, routes: [.symbols])])
+        given.web = symbols
+        #expect(try plan(given).http == [HTTPServerPlan(listen: symbols, routes: [.symbols, .web], web: options)], "one server, not the port twice")
+    }
+
     @Test func theCommandLineWinsOverTheFile() throws {
         var given = ServeCommandLine()
         given.configurationFile = try file(Self.everything)

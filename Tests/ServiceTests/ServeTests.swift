@@ -138,6 +138,39 @@ import Glibc
         #expect(try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", "/dev/null", url]).status != 0, "the server stops with the service")
     }
 
+    /// `web = ADDR:PORT` (issue 40): the web inventory runs beside the view and the watcher, from
+    /// the same catalogue, so an application added while `serve` runs is on the next search.
+    @Test func webIsServedBesideTheViewAndSeesNewApplications() throws {
+        let mountPoint = directory.appending("web-mnt")
+        let configHome = directory.appending("web-config")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: Paths.join(configHome, "bundlefs"), withIntermediateDirectories: true)
+        let port = freeLoopbackPort()
+        try """
+            source = \(source)
+            mountpoint = \(mountPoint)
+            catalogue = \(directory.appending("web.sqlite"))
+            web = 127.0.0.1:\(port)
+            """.write(toFile: Paths.join(configHome, "bundlefs/bundlefs.conf"), atomically: true, encoding: .utf8)
+        let (process, socket) = try serve([], environment: ["XDG_CONFIG_HOME": configHome])
+        defer { finish(process, mountPoint: mountPoint) }
+        try socket.waitFor(timeout: 120, "READY=1") { $0 == "READY=1" }
+        func get(_ target: String) throws -> String {
+            let result = try Subprocess.run("/usr/bin/curl", ["-s", "-f", "http://127.0.0.1:\(port)\(target)"])
+            return result.status == 0 ? result.standardOutput : ""
+        }
+        #expect(try get("/").contains("<form"), "the first page")
+        #expect(try !get("/api/bundles?q=newcomer").contains("com.example.newcomer"))
+        TreeWriter(root: source).macApp("Applications/Newcomer.app", identifier: "com.example.newcomer")
+        try poll(timeout: 60, "the new application on a search") { try get("/api/bundles?q=newcomer").contains("com.example.newcomer") }
+        // The same server answers the symbol routes.
+        let symbols = try Subprocess.run("/usr/bin/curl", ["-s", "-f", "-o", "/dev/null", "http://127.0.0.1:\(port)/buildid/48F282DE1BD5F16267A9DA7D51476FD4/debuginfo"])
+        #expect(symbols.status == 0, "\(symbols)")
+        kill(process.processIdentifier, SIGTERM)
+        try poll(timeout: 30, "serve to exit") { hasExited(process) }
+        #expect(process.terminationStatus == 0)
+    }
+
     /// The symbol server beside the view is made as `serve-symbols`' is (issue 39): the
     /// `BUNDLEFS_SYMBOLS_*` settings apply (here the time to send a request's head), and an
     /// address other hosts reach is warned about. Before, both held for `serve-symbols` only.

@@ -11,11 +11,13 @@ public final class SymbolServerProcess: @unchecked Sendable {
     public private(set) var port = 0
 
     /// - Parameter binary: the `bundlefs` to run (the benchmark's release build), else the tests'.
-    public init(catalogue: String, logFile: String, environment: [String: String] = [:], binary: String? = nil, logLevel: String = "debug") throws {
+    /// - Parameter command: `serve-web` serves the same routes and says where it listens the same way.
+    public init(catalogue: String, logFile: String, environment: [String: String] = [:], binary: String? = nil, logLevel: String = "debug",
+                command: String = "serve-symbols") throws {
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: binary ?? Subprocess.bundlefs)
-        process.arguments = ["serve-symbols", "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", logLevel]
+        process.arguments = [command, "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", logLevel]
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged

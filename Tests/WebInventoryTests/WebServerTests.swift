@@ -22,6 +22,36 @@ import TestSupport
         #expect(german.arrayValue?.first?["displayName"]?.stringValue == "Rechner")
     }
 
+    /// A word search (now SQL over the name columns and the localized names, issue 40) finds a
+    /// name in any language and case, takes wildcards as text, and counts past the page's 200.
+    @Test func aWordFindsNamesInAnyLanguageAndCaseAndTakesWildcardsAsText() throws {
+        let fixture = try WebFixture()
+        fixture.tree.macApp("Applications/Chess.app", identifier: "org.example.chess",
+                            info: ["LSHasLocalizedDisplayName": .bool(true), "CFBundleDevelopmentRegion": .string("en")],
+                            localizedStrings: ["fr": ["CFBundleDisplayName": "Échecs"], "ru": ["CFBundleName": "Шахматы"]])
+        fixture.tree.macApp("Applications/Sale 100%.app", identifier: "org.example.sale")
+        for index in 0..<205 { fixture.tree.macApp("Tools/Tool\(index).app", identifier: "org.example.tool\(index)") }
+        try fixture.index()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        func identifiers(_ q: String) throws -> [String] {
+            let escaped = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+            let answer = try FetchedAnswer.get(server.url + "/api/bundles?q=" + escaped, in: fixture.temporary)
+            return try JSONValue.parse(answer.text).arrayValue?.compactMap { $0["identifier"]?.stringValue } ?? []
+        }
+        #expect(try identifiers("rechner") == ["org.example.calculator"], "German, another case")
+        #expect(try identifiers("échecs") == ["org.example.chess"], "a cased letter outside ASCII, folded")
+        #expect(try identifiers("ШАХМАТ") == ["org.example.chess"])
+        let calc = try identifiers("CALC")
+        #expect(calc.contains("org.example.calculator") && calc.allSatisfy { $0.lowercased().contains("calculator") }, "part of a name: \(calc)")
+        #expect(try identifiers("100%") == ["org.example.sale"], "% is text")
+        #expect(try identifiers("o_l").isEmpty, "_ is text")
+        #expect(try identifiers("[c]alc").isEmpty, "[ is text")
+        #expect(try identifiers("tool").count == 205)
+        let page = try FetchedAnswer.get(server.url + "/?q=tool", in: fixture.temporary).text
+        #expect(page.contains("205"), "the count of all, past the 200 listed")
+        #expect(page.components(separatedBy: "org.example.tool").count - 1 == 200)
+    }
+
     @Test func apiOpenWithGivesWhatOpenWithJsonGives() throws {
         let fixture = try WebFixture()
         fixture.tree.macApp("Applications/Viewer.app", identifier: "org.example.viewer", info: [

@@ -4,6 +4,8 @@ enum AppleSiliconTemplate {
     <p>These applications have Intel code only: on an Apple silicon Mac they run through Rosetta, which
     Apple keeps for general use only up to macOS 27.</p>
     <figure class="chart">{{&chart}}<figcaption>Applications by the code they carry</figcaption></figure>
+    {{#hasHosts}}<table class="report" id="hosts"><thead><tr><th>Host</th><th>Native arm64</th><th>Intel only</th><th>No Mac code</th></tr></thead>
+    <tbody>{{#hosts}}<tr><td>{{host}}</td><td>{{native}}</td><td>{{intel}}</td><td>{{other}}</td></tr>{{/hosts}}</tbody></table>{{/hasHosts}}
     <table class="report sortable" id="rosetta">
     <thead><tr>{{#columns}}<th><a href="{{link}}">{{label}}</a></th>{{/columns}}</tr></thead>
     <tbody>{{#rows}}<tr><td><a href="{{link}}">{{name}}</a></td><td>{{identifier}}</td><td>{{version}}</td><td>{{archs}}</td><td>{{host}}</td><td>{{path}}</td></tr>{{/rows}}</tbody>

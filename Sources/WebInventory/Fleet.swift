@@ -1,0 +1,11 @@
+public import BundleModel
+public import CatalogueReading
+
+/// `serve-web --database URL [--host H]`: where the pages read when they show a fleet, the
+/// PostgreSQL database hosts publish to (SPEC "Many hosts"), instead of the local catalogue.
+/// The daemon gives one (Service, through Publishing); the pages only ask.
+public protocol FleetSource: Sendable {
+    /// The published bundles matching a query (every host's, or the one `--host` named), each
+    /// with its host, by host and path. Read at each request: a publisher's rows as they are.
+    func bundles(matching query: BundleQuery) throws -> [(host: String, record: BundleRecord)]
+}

@@ -1,0 +1,94 @@
+import Fixtures
+import Foundation
+import SystemCalls
+import TestSupport
+
+/// Issue 40's figures for `serve-web` at 50,000 bundles (the benchmark tree's layout: localized
+/// display names, icons): a search's server time p50/p99 (words, globs), a bundle page, icons
+/// per second warm, the first page's bytes. Server times are the server's own, from its debug
+/// log's request lines, so curl's start is not counted; each kind of request goes over one
+/// keep-alive connection of one curl process.
+enum WebBench {
+    static let searches = 100
+
+    static func run(binary: String, output: String, bundles: Int, report: inout Report) throws {
+        let root = Paths.join(output, "web-tree")
+        let tree = BenchmarkTree(root: root, bundles: bundles)
+        if !tree.isComplete {
+            progress("generating \(bundles) bundles in \(root) ...")
+            tree.generate()
+        }
+        let catalogue = Paths.join(output, "web.sqlite")
+        if !FileManager.default.fileExists(atPath: catalogue) {
+            progress("indexing \(root) ...")
+            _ = Timing.run(binary, ["index", root], environment: ["BUNDLEFS_CATALOGUE": catalogue])
+        }
+        let log = Paths.join(output, "serve-web.log")
+        let server = try SymbolServerProcess(catalogue: catalogue, logFile: log, binary: binary, command: "serve-web")
+        defer { _ = try? server.stop() }
+
+        var generator = SeededGenerator(seed: 40)
+        func randomIndex() -> Int { Int.random(in: 0..<bundles, using: &generator) }
+        // A word (a display name's number, "App 4711" in English), as a reader types it.
+        let words = (0..<searches).map { _ in "/?q=app%20\(randomIndex())" }
+        let globs = (0..<searches).map { _ in "/?q=com.example.bench.app\(randomIndex())*" }
+        let common = Array(repeating: "/?q=app", count: 20)
+        let pages = (0..<searches).map { _ in
+            let index = randomIndex() / 10 * 10 // a macOS app (index % 10 == 0)
+            return "/bundle?path=" + percentEncoded(root + "/Group\(index / 100)/App\(index).app")
+        }
+        let icons = (0..<100).map { index in "/icons/32.png?path=" + percentEncoded(root + "/Group\(index)/App\(index * 100).app") }
+
+        for (label, targets, goal) in [("search by a word (\"app N\")", words, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by identifier glob", globs, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by a word in every bundle (\"app\", 200 listed)", common, ""),
+                                       ("bundle page", pages, "< 20 ms")] {
+            let times = try serverTimes(server: server, log: log, targets: targets, root: root, output: output)
+            report.add("serve-web at \(bundles): \(label)", value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests)",
+                       Timing.percentile(times, 0.5), Timing.percentile(times, 0.99), times.count), goal: goal)
+        }
+        _ = try serverTimes(server: server, log: log, targets: icons, root: root, output: output) // converted once, cached
+        let repeated = Array(repeating: icons, count: 10).flatMap { $0 }
+        let seconds = try Timing.seconds { _ = try fetch(repeated, server: server, root: root, output: output) }
+        report.add("serve-web: icons warm (32 px PNG)", value: String(format: "%.0f icons/s (%d over one connection)", Double(repeated.count) / seconds, repeated.count),
+                   goal: "")
+        let first = Paths.join(output, "web-first-page.html")
+        _ = Timing.run("/usr/bin/curl", ["-s", "-o", first, server.url + "/"])
+        let bytes = (try? FileStatus.of(FilePath(first)))?.size ?? 0
+        report.add("serve-web: first page", value: "\(bytes) bytes", goal: "< 100 KB")
+    }
+
+    /// Fetches each target over one connection; the server's time for each, from its log.
+    static func serverTimes(server: SymbolServerProcess, log: String, targets: [String], root: String, output: String) throws -> [Double] {
+        let before = server.log.utf8.count
+        try fetch(targets, server: server, root: root, output: output)
+        var times: [Double] = []
+        try poll(timeout: 30, "serve-web to log \(targets.count) requests") {
+            let lines = String(server.log.utf8.dropFirst(before)) ?? ""
+            times = lines.split(separator: "\n").compactMap { line in
+                guard let match = line.firstMatch(of: #/ GET \S+ \d{3} \d+ bytes ([0-9.]+) ms/#) else { return nil }
+                return Double(match.1)
+            }
+            return times.count >= targets.count
+        }
+        return times
+    }
+
+    @discardableResult
+    static func fetch(_ targets: [String], server: SymbolServerProcess, root: String, output: String) throws -> Int32 {
+        let config = Paths.join(output, "web-requests.curl")
+        try targets.map { "url = \"\(server.url)\($0)\"\noutput = \"/dev/null\"\n" }.joined().write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-g", "--config", config]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A catalogue path as a query's value.
+    static func percentEncoded(_ path: String) -> String {
+        path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? path
+    }
+}
