@@ -97,18 +97,7 @@ struct OpenWithCommand: ParsableCommand {
         let defaultIndex = HandlerRanking.defaultIndex(handlers, role: role?.role)
         if json {
             print(JSONValue.array(handlers.enumerated().map { index, handler in
-                var members: [(String, JSONValue)] = handler.application.host.map { [("host", .string($0))] } ?? []
-                members += [
-                    ("identifier", handler.application.identifier.map(JSONValue.string) ?? .null),
-                    ("path", .string(handler.application.path.string)),
-                    ("displayName", .string(displayName(handler))),
-                    ("version", handler.application.version.map(JSONValue.string) ?? .null),
-                    ("rank", .string(handler.claim.rank.rawValue)),
-                    ("role", .string(handler.claim.role.rawValue)),
-                    ("claim", .string(Self.describe(handler.claim.target))),
-                ]
-                if index == defaultIndex { members.append(("default", .bool(true))) }
-                return .object(members)
+                HandlerJSON.record(handler, displayName: displayName(handler), isDefault: index == defaultIndex)
             }).serialized(pretty: true))
             return
         }
@@ -139,15 +128,5 @@ struct OpenWithCommand: ParsableCommand {
             return (.package(extension: ext), "\(given)")
         }
         return (.folder, "\(given)")
-    }
-
-    static func describe(_ target: LaunchClaim.Target) -> String {
-        switch target {
-        case let .type(identifier): "type \(identifier)"
-        case .fileExtension: "extension"
-        case .mimeType: "mime"
-        case .everything: "everything"
-        case .scheme: "scheme"
-        }
     }
 }

@@ -78,7 +78,7 @@ extension WebInventory {
         return key
     }
 
-    /// A claim as `open-with --json` names it.
+    /// A claim as a person reads it on a bundle page (`open-with --json` names it shorter: `HandlerJSON.claimName`).
     static func describe(_ target: LaunchClaim.Target) -> String {
         switch target {
         case let .type(identifier): "type \(identifier)"

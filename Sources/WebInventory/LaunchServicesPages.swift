@@ -1,5 +1,6 @@
 import BundleModel
 import Catalogue
+import CatalogueCommands
 import Codecs
 import SymbolServer
 import SystemCalls
@@ -33,29 +34,8 @@ extension WebInventory {
         let (handlers, records) = try handlers(question, all: web["all"] != nil)
         let defaultIndex = HandlerRanking.defaultIndex(handlers, role: nil)
         return Self.json(.array(handlers.enumerated().map { index, handler in
-            var members: [(String, JSONValue)] = [
-                ("identifier", handler.application.identifier.map(JSONValue.string) ?? .null),
-                ("path", .string(handler.application.path.string)),
-                ("displayName", .string(Self.displayName(handler, records, languages: languages))),
-                ("version", handler.application.version.map(JSONValue.string) ?? .null),
-                ("rank", .string(handler.claim.rank.rawValue)),
-                ("role", .string(handler.claim.role.rawValue)),
-                ("claim", .string(Self.claimName(handler.claim.target))),
-            ]
-            if index == defaultIndex { members.append(("default", .bool(true))) }
-            return .object(members)
+            HandlerJSON.record(handler, displayName: Self.displayName(handler, records, languages: languages), isDefault: index == defaultIndex)
         }))
-    }
-
-    /// As `open-with --json`'s `claim` says how an application claims.
-    static func claimName(_ target: LaunchClaim.Target) -> String {
-        switch target {
-        case let .type(identifier): "type \(identifier)"
-        case .fileExtension: "extension"
-        case .mimeType: "mime"
-        case .everything: "everything"
-        case .scheme: "scheme"
-        }
     }
 
     func openWithPage(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
@@ -68,7 +48,7 @@ extension WebInventory {
                 ["isDefault": index == defaultIndex, "link": records[handler.application.path].map { Self.bundleLink($0) } ?? "",
                  "name": Self.displayName(handler, records, languages: languages), "identifier": handler.application.identifier ?? "",
                  "version": handler.application.version ?? "", "rank": handler.claim.rank.rawValue, "role": handler.claim.role.rawValue,
-                 "claim": Self.claimName(handler.claim.target)]
+                 "claim": HandlerJSON.claimName(handler.claim.target)]
             }
             values["jsonLink"] = "/api/open-with?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&")
             if case let .file(ext?) = question, let type = try catalogue.typeDatabase().types(forExtension: ext).first {
