@@ -42,23 +42,31 @@ struct Search: Sendable {
         }
     }
 
+    /// The query for what the catalogue indexes (kind, architecture, UUID, path, identifier glob);
+    /// words are matched by each source its own way.
+    var narrowing: BundleQuery {
+        var query = BundleQuery(kind: kind, arch: arch)
+        switch text {
+        case .everything, .words: break
+        case let .uuid(key): query.uuidKey = key
+        case let .path(path): query.under = FilePath(path)
+        case let .glob(glob): query.identifier = glob
+        }
+        return query
+    }
+
     /// The catalogue's answer now: each request reads it afresh, so a bundle the watcher has just
     /// written is on the next search. With a limit, only that many records are read, and the
     /// count of all is the catalogue's.
     func bundles(in catalogue: Catalogue, limit: Int? = nil) throws -> (bundles: [CataloguedBundle], count: Int) {
-        var query = BundleQuery(kind: kind, arch: arch)
-        switch text {
-        case .everything: break
-        case let .uuid(key): query.uuidKey = key
-        case let .path(path): query.under = FilePath(path)
-        case let .glob(glob): query.identifier = glob
-        case let .words(words):
+        var query = narrowing
+        if case let .words(words) = text {
             let (pattern, exact) = Self.namePattern(words)
             query.name = pattern
             if !exact {
                 // SQL has narrowed to candidates; Swift's case folding decides (Docs/web.md).
                 let needle = words.lowercased()
-                let found = try catalogue.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }
+                let found = try catalogue.bundles(matching: query).filter { Self.hasName($0.record, containing: needle) }
                 return (limit.map { Array(found.prefix($0)) } ?? found, found.count)
             }
         }
@@ -72,17 +80,16 @@ struct Search: Sendable {
     /// The fleet's answer (`--database`): PostgreSQL narrows by what it indexes (identifier,
     /// kind, path, UUID, architecture); a word is matched here, against each record's names.
     func bundles(in fleet: any FleetSource) throws -> [(host: String?, record: BundleRecord)] {
-        var query = BundleQuery(kind: kind, arch: arch)
-        switch text {
-        case .everything: break
-        case let .uuid(key): query.uuidKey = key
-        case let .path(path): query.under = FilePath(path)
-        case let .glob(glob): query.identifier = glob
-        case let .words(words):
-            let needle = words.lowercased()
-            return try fleet.bundles(matching: query).filter { Self.names($0.record).contains { $0.lowercased().contains(needle) } }.map { ($0.host, $0.record) }
-        }
-        return try fleet.bundles(matching: query).map { ($0.host, $0.record) }
+        let found = try fleet.bundles(matching: narrowing)
+        guard case let .words(words) = text else { return found.map { ($0.host, $0.record) } }
+        let needle = words.lowercased()
+        return found.filter { Self.hasName($0.record, containing: needle) }.map { ($0.host, $0.record) }
+    }
+
+    /// Whether one of the record's names, lower-cased, holds `needle` (the words lower-cased once
+    /// by the caller): Swift's case folding, where SQL's cannot decide.
+    static func hasName(_ record: BundleRecord, containing needle: String) -> Bool {
+        names(record).contains { $0.lowercased().contains(needle) }
     }
 
     /// The pattern that finds `words` inside a name, in any case, and whether it is exact. A
