@@ -20,8 +20,7 @@ import Glibc
     let tree: TreeWriter
     static let machO = MachOImage.uuid(seed: 71)
     static let buildID = (0..<20).map { UInt8(0xB0 + $0) }
-    static let executable = "Builds/Tool.app/Contents/MacOS/Tool"
-    static let secret = Array("the root-only secret, 32 bytes!!".utf8)
+    static let executable = SymbolFileSwap.executable
 
     init() {
         tree = TreeWriter(root: directory.appending("tree"))
@@ -34,38 +33,7 @@ import Glibc
         tree.file("Builds/Md5.app/Md5", ELFImage(buildID: Self.buildID).bytes(), mode: 0o755)
     }
 
-    enum Swap: String, CaseIterable, CustomTestStringConvertible {
-        case none, fileSymlink, bundleSymlink, hardLink, sameSizeRewrite, removed
-        var testDescription: String { rawValue }
-    }
-
-    func swap(_ swap: Swap) throws {
-        switch swap {
-        case .none: break
-        case .fileSymlink:
-            tree.file("Private/secret.txt", Self.secret, mode: 0o600)
-            tree.remove(Self.executable)
-            tree.symlink(Self.executable, to: "../../../../Private/secret.txt")
-        case .bundleSymlink:
-            tree.file("Private/Tool.app/Contents/MacOS/Tool", Self.secret, mode: 0o600)
-            tree.rename("Builds/Tool.app", "Builds/Old.app")
-            tree.symlink("Builds/Tool.app", to: "../Private/Tool.app")
-        case .hardLink:
-            tree.file("Private/secret.bin", Self.secret, mode: 0o600)
-            tree.remove(Self.executable)
-            #expect(link(tree.path("Private/secret.bin"), tree.path(Self.executable)) == 0)
-        case .sameSizeRewrite:
-            let before = try FileStatus.of(FilePath(tree.path(Self.executable)))
-            var bytes = try contents(tree.path(Self.executable))
-            bytes.replaceSubrange(bytes.count - Self.secret.count..<bytes.count, with: Self.secret)
-            tree.file(Self.executable, bytes, mode: 0o755)
-            let later = timespec(tv_sec: Int(before.modificationTime / 1_000_000_000) + 1, tv_nsec: Int(before.modificationTime % 1_000_000_000))
-            var times = [later, later]
-            #expect(utimensat(AT_FDCWD, tree.path(Self.executable), &times, 0) == 0)
-        case .removed:
-            tree.remove(Self.executable)
-        }
-    }
+    typealias Swap = SymbolFileSwap
 
     /// What one side found: the file (path, device and inode) or nothing, and what it refused.
     struct Found: Equatable, CustomStringConvertible {
@@ -79,7 +47,7 @@ import Glibc
         let catalogue = try Catalogue(path: FilePath(directory.appending("catalogue.db")), mode: .readWrite)
         let root = try Indexer.canonicalRoot(FilePath(tree.root))
         _ = try Indexer(catalogue: catalogue).index(root: root)
-        try self.swap(swap)
+        try swap.apply(to: tree)
         let viewRefusals = Mutex<[String]>([])
         let stores = SymbolStores(source: try ScanRoot(path: root), catalogue: catalogue, refused: { refusal in
             viewRefusals.withLock { $0.append(refusal.description) }

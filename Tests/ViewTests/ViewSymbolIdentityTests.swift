@@ -16,8 +16,7 @@ extension MountedViewTests {
     @Suite struct SymbolIdentityTests {
         let fixture = ViewFixture()
         let uuid = MachOImage.uuid(seed: 71)
-        static let secret = Array("the root-only secret, 32 bytes!!".utf8)
-        static let executable = "Builds/Tool.app/Contents/MacOS/Tool"
+        static let executable = SymbolFileSwap.executable
 
         init() {
             chmod(fixture.directory.path, 0o755)
@@ -27,10 +26,7 @@ extension MountedViewTests {
             fixture.tree.dSYM("Builds/Tool.app.dSYM", dwarfName: "Tool", dwarf: dwarf.bytes())
         }
 
-        enum Swap: String, CaseIterable, CustomTestStringConvertible {
-            case fileSymlink, bundleSymlink, hardLink, sameSizeRewrite
-            var testDescription: String { rawValue }
-        }
+        typealias Swap = SymbolFileSwap
 
         /// A view of the fixture's tree on catalogue `catalogue`; `watching` false: it does not
         /// follow the tree after its first index.
@@ -51,37 +47,11 @@ extension MountedViewTests {
                     view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(uuid))/executable")]
         }
 
-        func swap(_ swap: Swap) throws {
-            let tree = fixture.tree
-            switch swap {
-            case .fileSymlink:
-                tree.file("Private/secret.txt", Self.secret, mode: 0o600)
-                tree.remove(Self.executable)
-                tree.symlink(Self.executable, to: "../../../../Private/secret.txt")
-            case .bundleSymlink:
-                tree.file("Private/Tool.app/Contents/MacOS/Tool", Self.secret, mode: 0o600)
-                tree.rename("Builds/Tool.app", "Builds/Old.app")
-                tree.symlink("Builds/Tool.app", to: "../Private/Tool.app")
-            case .hardLink:
-                tree.file("Private/secret.bin", Self.secret, mode: 0o600)
-                tree.remove(Self.executable)
-                #expect(link(tree.path("Private/secret.bin"), tree.path(Self.executable)) == 0)
-            case .sameSizeRewrite:
-                let before = try FileStatus.of(FilePath(tree.path(Self.executable)))
-                var bytes = try contents(tree.path(Self.executable))
-                bytes.replaceSubrange(bytes.count - Self.secret.count..<bytes.count, with: Self.secret)
-                tree.file(Self.executable, bytes, mode: 0o755)
-                let later = timespec(tv_sec: Int(before.modificationTime / 1_000_000_000) + 1, tv_nsec: Int(before.modificationTime % 1_000_000_000))
-                var times = [later, later]
-                #expect(utimensat(AT_FDCWD, tree.path(Self.executable), &times, 0) == 0)
-            }
-        }
-
-        @Test(arguments: Swap.allCases)
+        @Test(arguments: Swap.replacements)
         func anExecutableSwappedSinceItWasIndexedIsNotServed(_ swap: Swap) throws {
             let view = try mount("\(swap)", watching: false)
             let dwarf = try contents(fixture.tree.path("Builds/Tool.app.dSYM/Contents/Resources/DWARF/Tool"))
-            try self.swap(swap)
+            try swap.apply(to: fixture.tree)
             for path in executablePaths(view) {
                 #expect(throws: (any Error).self, "\(swap): \(path)") { try contents(path) }
             }
