@@ -174,7 +174,8 @@ final class SymbolHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             var headers = HTTPHeaders(answer.headers)
             var buffer = context.channel.allocator.buffer(capacity: answer.body.count)
             buffer.writeBytes(answer.body)
-            headers.replaceOrAdd(name: "Content-Length", value: String(answer.body.count))
+            // A 304's Content-Length would have to be the 200's length (RFC 9110 8.6), which the page does not know here.
+            if answer.status != 304 { headers.replaceOrAdd(name: "Content-Length", value: String(answer.body.count)) }
             send(HTTPResponseStatus(statusCode: answer.status), headers: &headers, body: head.method == .HEAD ? nil : .byteBuffer(buffer), head: head,
                  keepAlive: keepAlive, bytes: Int64(answer.body.count), started: started, file: nil, context: context)
         }
