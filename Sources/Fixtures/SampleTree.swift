@@ -22,6 +22,8 @@ public enum SampleTree {
 
     /// The arm64 slice's UUID of the sample Chess.app, which its dSYM shares.
     public static let chessArmUUID = MachOImage.uuid(seed: 2027)
+    /// The UUID of the sample's old Chess 1.0.app, an x86_64-only build.
+    public static let chessIntelOnlyUUID = MachOImage.uuid(seed: 2010)
 
     static func applications(_ tree: TreeWriter) {
         // BUNDLES.md 7: Chess.app shown as Schach in German; each strings file in another encoding.
@@ -64,11 +66,13 @@ public enum SampleTree {
         ], localizedStrings: ["de": ["CFBundleDisplayName": "Schach"]])
         tree.macApp("Applications/Chess.mov.app", identifier: "org.example.ChessMovie", info: ["CFBundleName": .string("Chess.mov")])
 
-        // Two versions of one identifier.
+        // Two versions of one identifier; the old one built for Intel only, which the Apple silicon
+        // report (Docs/web.md) lists and `query --runs-on macos:15.0/arm64` leaves out.
         tree.macApp("Applications/Old Versions/Chess 1.0.app", identifier: "org.example.Chess", info: [
             "CFBundleName": .string("Chess"), "CFBundleVersion": .string("1.0"), "CFBundleShortVersionString": .string("1.0"),
             "CFBundleExecutable": .string("Chess"),
         ])
+        tree.file("Applications/Old Versions/Chess 1.0.app/Contents/MacOS/Chess", MachOImage.x86_64(uuid: chessIntelOnlyUUID).bytes(), mode: 0o755)
 
         // A GNUstep application as Debian ships it: OpenStep Info-gnustep.plist, legacy lproj names, Latin-1 strings.
         tree.gnustepApp("Applications/Terminal.app", info: [
