@@ -86,16 +86,29 @@ public func poll(timeout: Double, _ what: @autoclosure () -> String, _ condition
 }
 
 /// Polls until the catalogue equals a fresh index of `root`; throws with the first difference.
+/// The fresh index is made once (the tree holds still while a test waits) and once more at the
+/// deadline, before failing, in case the tree did change.
 public func waitForConvergence(catalogue path: String, root: String, timeout: Double = 30, _ context: String = "") throws {
+    try waitForConvergence(catalogue: path, to: { try CatalogueDump.ofFreshIndex(root) }, timeout: timeout, context)
+}
+
+/// Polls until the catalogue's dump equals `oracle()`'s, taken at the start and again at the deadline.
+public func waitForConvergence(catalogue path: String, to oracle: () throws -> CatalogueDump, timeout: Double, _ context: String) throws {
+    var expected = try oracle()
+    var retaken = false
     var lastDifference = ""
     let deadline = Date().addingTimeInterval(timeout)
     while true {
-        let fresh = try CatalogueDump.ofFreshIndex(root)
         if let catalogue = try? Catalogue(path: path, mode: .readOnly), let current = try? CatalogueDump(catalogue) {
-            if current == fresh { return }
-            lastDifference = current.difference(from: fresh)
+            if current == expected { return }
+            lastDifference = current.difference(from: expected)
         }
-        if Date() > deadline { throw WatcherFailure("\(context): the catalogue did not converge in \(timeout) s: \(lastDifference)") }
+        if Date() > deadline {
+            if retaken { throw WatcherFailure("\(context): the catalogue did not converge in \(timeout) s: \(lastDifference)") }
+            expected = try oracle()
+            retaken = true
+            continue
+        }
         usleep(50_000)
     }
 }
