@@ -34,11 +34,12 @@ release: deps
 	$(SWIFT) build -c release --product bundlefs-full
 
 # Target dependencies against imports, a debug build and every test. Tests that need ../shared/corpus
-# skip, saying so, when it is absent.
+# skip, saying so, when it is absent. The tests run as several processes at once, their trees on a
+# tmpfs (.ci/run-tests, Docs/testing.md); `swift test --skip-build --filter NAME` runs one.
 test: deps
 	.ci/check-dependencies
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	.ci/run-tests
 	@$(MAKE) --no-print-directory package-test
 
 # The Debian package (Docs/packaging.md): the Swift runtime and Foundation linked in statically

@@ -8,8 +8,9 @@ import SystemCalls
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
-    public init(_ label: String = "test") {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    /// - Parameter base: where to make it; `$TMPDIR` (a tmpfs under `.ci/run-tests`) by default.
+    public init(_ label: String = "test", base: String? = nil) {
+        let base = base ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array("\(base)/bundlefs-\(label)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")

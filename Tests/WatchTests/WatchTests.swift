@@ -9,7 +9,7 @@ import TestSupport
 
 /// A `bundlefs watch` process on a real tree, and the tree beside it.
 final class WatchFixture: @unchecked Sendable {
-    let directory = TemporaryDirectory("watch")
+    let directory: TemporaryDirectory
     let tree: TreeWriter
     let outside: TreeWriter
     var catalogue: String { directory.appending("cache/catalogue.sqlite") }
@@ -17,8 +17,10 @@ final class WatchFixture: @unchecked Sendable {
     /// `--backend` for the watchers this fixture starts; nil: none given (auto, or BUNDLEFS_BACKEND).
     let backend: String?
 
-    init(backend: String? = nil) {
+    /// - Parameter base: where the tree and catalogue go (`$TMPDIR` by default).
+    init(backend: String? = nil, base: String? = nil) {
         self.backend = backend
+        directory = TemporaryDirectory("watch", base: base)
         tree = TreeWriter(root: directory.appending("tree"))
         outside = TreeWriter(root: directory.appending("outside"))
     }
@@ -196,8 +198,10 @@ let watchBackends = ["fanotify", "inotify"]
 
     @Test(arguments: watchBackends) func killedDuringTheInitialCrawlStaysConsistentAndConverges(backend: String) throws {
         let fixture = WatchFixture(backend: backend)
-        BenchmarkTree(root: fixture.tree.root, bundles: 3000).generate()
+        let bundles = 1000
+        BenchmarkTree(root: fixture.tree.root, bundles: bundles).generate()
         var generator = SeededGenerator(seed: 0x4B1_11ED)
+        var interrupted = 0
         for round in 0..<5 {
             let watcher = try WatcherProcess(roots: [fixture.tree.root], catalogue: fixture.catalogue, logFile: fixture.directory.appending("kill\(round).log"),
                                              arguments: ["--backend", backend])
@@ -209,7 +213,10 @@ let watchBackends = ["fanotify", "inotify"]
             #expect(check == ["ok"], "round \(round)")
             let foreignKeys = try catalogue.read { db in try Int.fetchAll(db, sql: "SELECT 1 FROM pragma_foreign_key_check") }
             #expect(foreignKeys.isEmpty, "round \(round)")
+            if try catalogue.watchStatus()?.state != .watching { interrupted += 1 }
         }
+        // The kills are what the test is about: at least one must have cut a crawl short.
+        #expect(interrupted > 0, "every kill came after the crawl of \(bundles) bundles had ended")
         try fixture.start()
         try fixture.converge("after five kills", timeout: 60)
         #expect(try fixture.watcher!.stop() == 0)
