@@ -171,6 +171,7 @@ enum BackendBench {
         let started = Timing.now()
         try process.run()
         try WatchBench.waitUntil(timeout: 1800) {
+            if !process.isRunning { throw BenchFailure(description: "bundlefs watch --backend \(backend) exited with \(process.terminationStatus); see \(log)") }
             guard let status = WatchStatus.published(catalogue: FilePath(catalogue)) else { return false }
             return status.pid == process.processIdentifier && status.state == .watching
         }
