@@ -33,8 +33,7 @@ public struct WatchStatus: Sendable, Equatable, Codable {
     public var problemSince: Double?
     /// How the tree is watched: "fanotify" or "inotify"; `inotifySubtrees` are the subtrees that
     /// fanotify cannot cover (another filesystem), with why. Events about directories outside the
-    /// roots that a fanotify mark reported and the watcher dropped: `eventsOutside`. In the
-    /// published JSON only (the catalogue's row has no columns for them).
+    /// roots that a fanotify mark reported and the watcher dropped: `eventsOutside` (v20 in the row).
     public var backend: String?
     public var inotifySubtrees: [String] = []
     public var eventsOutside = 0
@@ -67,20 +66,15 @@ public struct WatchStatus: Sendable, Equatable, Codable {
         try container.encode(lastBatchAt, forKey: .lastBatchAt)
         try container.encode(problem, forKey: .problem)
         try container.encode(problemSince, forKey: .problemSince)
-        if encoder.userInfo[Self.publishedKey] != nil {
-            try container.encode(backend, forKey: .backend)
-            try container.encode(inotifySubtrees, forKey: .inotifySubtrees)
-            try container.encode(eventsOutside, forKey: .eventsOutside)
-        }
+        try container.encode(backend, forKey: .backend)
+        try container.encode(inotifySubtrees, forKey: .inotifySubtrees)
+        try container.encode(eventsOutside, forKey: .eventsOutside)
     }
 
     enum CodingKeys: String, CodingKey {
         case pid, state, roots, startedAt, updatedAt, watchedDirectories, unwatchedDirectories, overflows, rescans, events, batches, pending
         case lastEventAt, lastBatchAt, problem, problemSince, backend, inotifySubtrees, eventsOutside
     }
-
-    /// Set in the encoder's userInfo for the published JSON, which carries what the row does not.
-    static let publishedKey = CodingUserInfoKey(rawValue: "bundlefs.published")!
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -140,9 +134,7 @@ extension Catalogue {
 extension WatchStatus {
     /// The JSON form (what `status --json` starts from, too).
     public var jsonBytes: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.userInfo[Self.publishedKey] = true
-        return (try? Array(encoder.encode(self))) ?? []
+        (try? Array(JSONEncoder().encode(self))) ?? []
     }
 
     /// Reads what `jsonBytes` wrote; nil for anything else (a write half done, say).

@@ -399,6 +399,16 @@ enum Schema {
             try db.execute(sql: BundleNames.schemaSQL)
             try db.execute(sql: "INSERT INTO bundle_names (bundle_id, names) SELECT id, \(BundleNames.namesOf("bundles")) FROM bundles")
         }
+        migrator.registerMigration("v20") { db in
+            // Issue 41: the row holds the backend fields the watcher publishes (one record,
+            // `WatchStatus`): readers of the catalogue alone see how the tree is watched. (Named
+            // v20: another branch adds a v19; only their order matters, not a gap.)
+            try db.execute(sql: """
+                ALTER TABLE watch_status ADD COLUMN backend TEXT;
+                ALTER TABLE watch_status ADD COLUMN inotify_subtrees TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE watch_status ADD COLUMN events_outside INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 

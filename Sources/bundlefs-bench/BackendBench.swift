@@ -4,91 +4,159 @@ import Foundation
 import SystemCalls
 import TestSupport
 
-/// The two watcher backends side by side on one tree (`bundlefs-bench --backends`): time from the
-/// end of the index to watching (a restart on an unchanged tree, where the index lists nothing and
-/// the time is adding watches or registering handles), the kernel's memory for watching (the
-/// notification caches of /proc/slabinfo, and MemAvailable), the daemon's resident memory, change to
-/// catalogue p50/p99, and the daemon's CPU while an unrelated writer creates and removes 10,000
-/// files a second elsewhere on the same filesystem.
+/// The two watcher backends side by side on one tree (`bundlefs-bench --backends`, on the
+/// million-entry tree with `--million`): time from the end of the index to watching (a restart on
+/// an unchanged tree, beside a re-index of it, which lists nothing: the difference is adding watches
+/// or registering handles), the kernel's memory for watching (the notification caches of
+/// /proc/slabinfo, inodes kept after dropping caches, and MemAvailable, each while the daemon runs
+/// against after it stopped), the daemon's resident memory, change to catalogue p50/p99, storm
+/// convergence, and the daemon's CPU while an unrelated writer creates and removes 10,000 files a
+/// second elsewhere on the same filesystem (against its CPU over as long a quiet spell).
 enum BackendBench {
-    struct Figures {
+    /// One run: a backend, and for inotify whether `max_user_watches` is raised to fit the tree.
+    struct Run {
         var backend: String
-        var coldStart: Double
-        var warmStart: Double
-        var slabBytes: Int
-        var pinnedBytes: Int
-        var memAvailableDrop: Int
-        var residentBytes: Int
-        var latencies: [Double]
-        var writerRate: Double
-        var cpuShare: Double
-        var eventsOutside: Int
+        var raisedLimit = false
+        var label: String { raisedLimit ? "\(backend), max_user_watches raised" : backend }
     }
 
-    static func run(binary: String, output: String, bundles: Int, changes: Int) throws -> [Figures] {
-        let treeRoot = Paths.join(output, "backend-tree")
+    struct Figures {
+        var label: String
+        var coldStart: Double
+        var reindex: Double
+        var warmStart: Double
+        var watched = 0
+        var unwatched = 0
+        var slabBytes = 0
+        var pinnedBytes = 0
+        var memAvailableDrop = 0
+        var residentBytes = 0
+        var latencies: [Double] = []
+        var stormChanges = 0
+        var stormSeconds = 0.0
+        var convergeSeconds = 0.0
+        var overflows = 0
+        var rescans = 0
+        var writerRate = 0.0
+        var cpuShare = 0.0
+        var idleCPUShare = 0.0
+        var eventsOutside = 0
+        var loads: [String: String] = [:]
+    }
+
+    static let writerSeconds = 10.0
+
+    static func run(binary: String, output: String, treeRoot: String, bundles: Int, changes: Int, runs: [Run]) throws -> [Figures] {
         let tree = BenchmarkTree(root: treeRoot, bundles: bundles)
         if !tree.isComplete {
             progress("generating \(bundles) bundles in \(treeRoot) ...")
             tree.generate()
         }
-        return try ["inotify", "fanotify"].map { try measure(backend: $0, binary: binary, output: output, treeRoot: treeRoot, bundles: bundles, changes: changes) }
+        return try runs.map { run in
+            let limit = run.raisedLimit ? WatchLimit.raised(to: 2_000_000) : WatchLimit(previous: nil)
+            defer { limit.restore() }
+            return try measure(run, binary: binary, output: output, treeRoot: treeRoot, bundles: bundles, changes: changes)
+        }
     }
 
-    static func measure(backend: String, binary: String, output: String, treeRoot: String, bundles: Int, changes: Int) throws -> Figures {
-        let cataloguePath = Paths.join(output, "backend-\(backend).sqlite")
+    static func measure(_ run: Run, binary: String, output: String, treeRoot: String, bundles: Int, changes: Int) throws -> Figures {
+        let backend = run.backend
+        let name = run.raisedLimit ? "\(backend)-raised" : backend
+        let cataloguePath = Paths.join(output, "backend-\(name).sqlite")
         CatalogueFiles.remove(cataloguePath)
-        // A first start indexes; the second, on an unchanged tree, is what watching costs.
-        let (coldProcess, coldStart) = try start(binary: binary, backend: backend, treeRoot: treeRoot, catalogue: cataloguePath, log: Paths.join(output, "backend-\(backend)-cold.log"))
+        var loads: [String: String] = [:]
+        // A first start indexes; the second, on an unchanged tree, is what watching costs, beside
+        // a re-index of the same unchanged tree.
+        loads["cold start"] = loadAverage()
+        let (coldProcess, coldStart) = try start(binary: binary, backend: backend, treeRoot: treeRoot, catalogue: cataloguePath, log: Paths.join(output, "backend-\(name)-cold.log"))
         coldProcess.terminate()
         coldProcess.waitUntilExit()
-        let pinnedBefore = pinnedInodeBytes()
-        let slabBefore = notificationSlabBytes()
-        let availableBefore = memAvailable()
-        let (process, warmStart) = try start(binary: binary, backend: backend, treeRoot: treeRoot, catalogue: cataloguePath, log: Paths.join(output, "backend-\(backend).log"))
+        loads["re-index"] = loadAverage()
+        let reindex = Timing.run(binary, ["index", treeRoot], environment: ["BUNDLEFS_CATALOGUE": cataloguePath])
+        loads["restart"] = loadAverage()
+        let (process, warmStart) = try start(binary: binary, backend: backend, treeRoot: treeRoot, catalogue: cataloguePath, log: Paths.join(output, "backend-\(name).log"))
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        let slabBytes = notificationSlabBytes() - slabBefore
-        let pinned = pinnedInodeBytes() - pinnedBefore
-        let availableDrop = availableBefore - memAvailable()
-        let resident = residentBytes(process.processIdentifier)
-        progress("\(backend): watching after \(String(format: "%.2f", warmStart)) s (cold \(String(format: "%.2f", coldStart)) s); timing \(changes) changes")
+        let pid = process.processIdentifier
+        var figures = Figures(label: run.label, coldStart: coldStart, reindex: reindex, warmStart: warmStart)
+        let watching = WatchStatus.published(catalogue: FilePath(cataloguePath))
+        figures.watched = watching?.watchedDirectories ?? 0
+        figures.unwatched = watching?.unwatchedDirectories ?? 0
+        figures.residentBytes = residentBytes(pid)
+        let kernelWatching = KernelMemory.now()
+        progress("\(run.label): watching after \(String(format: "%.2f", warmStart)) s (cold \(String(format: "%.2f", coldStart)) s, re-index \(String(format: "%.2f", reindex)) s); timing \(changes) changes")
 
         let writer = TreeWriter(root: treeRoot)
         let catalogue = try Catalogue(path: cataloguePath, mode: .readOnly)
-        var latencies: [Double] = []
+        loads["changes"] = loadAverage()
+        let groups = max(1, bundles / 100)
+        var added: [String] = []
         for index in 0..<changes {
-            let path = "Group\(index % max(1, bundles / 100))/Backend\(backend)\(index).app"
+            // Spread over the whole tree: with inotify past its limit, some groups are unwatched.
+            let path = "Group\((index * 37) % groups)/Backend-\(name)-\(index).app"
             let start = Timing.now()
-            writer.macApp(path, identifier: "com.example.backend.\(backend).\(index)")
-            try WatchBench.waitUntil(timeout: 30) { (try? catalogue.bundle(atPath: writer.path(path))) != nil }
-            latencies.append(Timing.now() - start)
+            writer.macApp(path, identifier: "com.example.backend.\(name).\(index)")
+            added.append(path)
+            try WatchBench.waitUntil(timeout: 300) { (try? catalogue.bundle(atPath: writer.path(path))) != nil }
+            figures.latencies.append(Timing.now() - start)
         }
 
-        // 10,000 files a second created and removed beside the tree, for five seconds.
-        let unrelated = Paths.join(output, "backend-unrelated")
-        try? FileManager.default.createDirectory(atPath: unrelated, withIntermediateDirectories: true)
-        let pid = process.processIdentifier
-        let cpuBefore = cpuSeconds(pid)
-        let began = Timing.now()
-        var written = 0
-        while Timing.now() - began < 5 {
-            let due = Int((Timing.now() - began) * 10_000)
-            while written < due {
-                let file = Paths.join(unrelated, "f\(written % 1000)")
-                let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                if descriptor >= 0 { close(descriptor) }
-                unlink(file)
-                written += 1
-            }
-            usleep(1000)
+        progress("\(run.label): a storm of changes")
+        var storm = BackendStorm(root: treeRoot, bundles: bundles, tag: name)
+        defer {
+            storm.undo()
+            for path in added { writer.remove(path) }
         }
+        loads["storm"] = loadAverage()
+        let stormStart = Timing.now()
+        storm.write()
+        let stormEnd = Timing.now()
+        // A thousand lookups a poll: polled every 20 ms, not to starve the daemon.
+        try WatchBench.waitUntil(timeout: 900, every: 20_000) { storm.converged(catalogue, status: WatchStatus.published(catalogue: FilePath(cataloguePath))) }
+        figures.convergeSeconds = Timing.now() - stormEnd
+        figures.stormSeconds = stormEnd - stormStart
+        figures.stormChanges = storm.operations
+        let afterStorm = WatchStatus.published(catalogue: FilePath(cataloguePath))
+        figures.overflows = afterStorm?.overflows ?? 0
+        figures.rescans = afterStorm?.rescans ?? 0
+
+        // The daemon's CPU over a quiet spell, then while the unrelated writer runs as long.
+        try WatchBench.waitUntil(timeout: 120) { (WatchStatus.published(catalogue: FilePath(cataloguePath))?.pending ?? 1) == 0 }
+        var quietStart = cpuSeconds(pid)
+        var began = Timing.now()
+        while Timing.now() - began < writerSeconds { usleep(100_000) }
+        figures.idleCPUShare = (cpuSeconds(pid) - quietStart) / (Timing.now() - began)
+        progress("\(run.label): the unrelated writer, 10,000 files a second for \(Int(writerSeconds)) s")
+        let unrelated = Paths.join(output, "backend-unrelated")
+        loads["writer"] = loadAverage()
+        quietStart = cpuSeconds(pid)
+        began = Timing.now()
+        let written = unrelatedWriter(directory: unrelated, rate: 10_000, threads: 2, seconds: writerSeconds)
         let elapsed = Timing.now() - began
-        let cpu = cpuSeconds(pid) - cpuBefore
-        let outside = WatchStatus.published(catalogue: FilePath(cataloguePath))?.eventsOutside ?? 0
+        figures.cpuShare = (cpuSeconds(pid) - quietStart) / elapsed
+        figures.writerRate = Double(written) / elapsed
+        removeTree(unrelated)
+        figures.eventsOutside = WatchStatus.published(catalogue: FilePath(cataloguePath))?.eventsOutside ?? 0
         process.terminate()
         process.waitUntilExit()
-        return Figures(backend: backend, coldStart: coldStart, warmStart: warmStart, slabBytes: slabBytes, pinnedBytes: pinned, memAvailableDrop: availableDrop,
-                       residentBytes: resident, latencies: latencies, writerRate: Double(written) / elapsed, cpuShare: cpu / elapsed, eventsOutside: outside)
+        // What watching held in the kernel: while it ran, against now that it stopped.
+        let kernelStopped = KernelMemory.now()
+        figures.slabBytes = kernelWatching.slabBytes - kernelStopped.slabBytes
+        figures.pinnedBytes = kernelWatching.pinnedBytes - kernelStopped.pinnedBytes
+        figures.memAvailableDrop = kernelStopped.memAvailable - kernelWatching.memAvailable
+        figures.loads = loads
+        return figures
+    }
+
+    /// The kernel's memory that watching can hold, measured after dropping reclaimable caches.
+    struct KernelMemory {
+        var slabBytes: Int
+        var pinnedBytes: Int
+        var memAvailable: Int
+
+        static func now() -> KernelMemory {
+            let pinned = pinnedInodeBytes()
+            return KernelMemory(slabBytes: notificationSlabBytes(), pinnedBytes: pinned, memAvailable: BackendBench.memAvailable())
+        }
     }
 
     static func start(binary: String, backend: String, treeRoot: String, catalogue: String, log: String) throws -> (Process, Double) {
@@ -103,6 +171,7 @@ enum BackendBench {
         let started = Timing.now()
         try process.run()
         try WatchBench.waitUntil(timeout: 1800) {
+            if !process.isRunning { throw BenchFailure(description: "bundlefs watch --backend \(backend) exited with \(process.terminationStatus); see \(log)") }
             guard let status = WatchStatus.published(catalogue: FilePath(catalogue)) else { return false }
             return status.pid == process.processIdentifier && status.state == .watching
         }
@@ -177,15 +246,27 @@ enum BackendBench {
     }
 
     static func print(_ figures: [Figures]) {
-        func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+        func megabytes(_ bytes: Int) -> String { String(format: "%+.1f MB", Double(bytes) / 1_048_576) }
+        func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+        func milliseconds(_ value: Double) -> String { String(format: "%.1f ms", value * 1000) }
         for figure in figures {
+            let loads = figure.loads.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; ")
             Swift.print("""
-                \(figure.backend):
-                  start (index, then watching): \(String(format: "%.2f", figure.coldStart)) s; restart on the unchanged tree: \(String(format: "%.2f", figure.warmStart)) s
-                  kernel: notification slabs +\(megabytes(figure.slabBytes)), inodes and dentries kept after dropping caches +\(megabytes(figure.pinnedBytes)), MemAvailable -\(megabytes(figure.memAvailableDrop))
-                  daemon RSS when watching: \(megabytes(figure.residentBytes))
-                  change to catalogue: p50 \(String(format: "%.1f", Timing.percentile(figure.latencies, 0.5) * 1000)) ms, p99 \(String(format: "%.1f", Timing.percentile(figure.latencies, 0.99) * 1000)) ms (\(figure.latencies.count) new bundles)
-                  daemon CPU while \(String(format: "%.0f", figure.writerRate)) files/s are created and removed beside the tree: \(String(format: "%.1f", figure.cpuShare * 100))% of a core (events dropped: \(figure.eventsOutside))
+                \(figure.label):
+                  start (index, then watching): \(seconds(figure.coldStart)); restart on the unchanged tree: \(seconds(figure.warmStart)), \
+                re-index of it (no watching): \(seconds(figure.reindex)), difference \(seconds(figure.warmStart - figure.reindex)); \
+                \(figure.watched) directories watched, \(figure.unwatched) unwatched
+                  kernel while watching, against after: notification slabs \(megabytes(figure.slabBytes)), \
+                inodes and dentries kept after dropping caches \(megabytes(figure.pinnedBytes)), MemAvailable \(megabytes(-figure.memAvailableDrop))
+                  daemon RSS when watching: \(megabytes(figure.residentBytes).dropFirst())
+                  change to catalogue: p50 \(milliseconds(Timing.percentile(figure.latencies, 0.5))), p99 \(milliseconds(Timing.percentile(figure.latencies, 0.99))), \
+                max \(milliseconds(figure.latencies.max() ?? 0)) (\(figure.latencies.count) new bundles)
+                  storm: \(figure.stormChanges) changes written in \(seconds(figure.stormSeconds)), converged \(seconds(figure.convergeSeconds)) after; \
+                overflows \(figure.overflows), rescans \(figure.rescans) so far
+                  daemon CPU while \(String(format: "%.0f", figure.writerRate)) files/s are created and removed beside the tree: \
+                \(String(format: "%.1f", figure.cpuShare * 100))% of a core, against \(String(format: "%.1f", figure.idleCPUShare * 100))% over as long a quiet spell \
+                (events dropped outside the roots: \(figure.eventsOutside))
+                  load average (1, 5, 15 min) at each step: \(loads)
                 """)
         }
     }

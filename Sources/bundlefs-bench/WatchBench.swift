@@ -133,11 +133,11 @@ enum WatchBench {
                        convergeSeconds: convergeSeconds, converged: converged, overflows: overflows)
     }
 
-    static func waitUntil(timeout: Double, _ condition: () throws -> Bool) throws {
+    static func waitUntil(timeout: Double, every interval: useconds_t = 250, _ condition: () throws -> Bool) throws {
         let deadline = Timing.now() + timeout
         while try !condition() {
             if Timing.now() > deadline { throw BenchFailure(description: "timed out after \(timeout) s") }
-            usleep(250)
+            usleep(interval)
         }
     }
 

@@ -142,10 +142,21 @@ if CommandLine.arguments.contains("--profile-open-with") {
     }
     exit(0)
 }
-// `--backends`: the two watcher backends side by side on one tree (BackendBench), and nothing else.
+// `--backends [--million] [--raise-watch-limit]`: the two watcher backends side by side on one tree
+// (BackendBench), and nothing else; on the million-entry tree of the memory section with
+// `--million`; with a third run, inotify with `max_user_watches` raised to fit the tree, with
+// `--raise-watch-limit`.
 if CommandLine.arguments.contains("--backends") {
-    let settings = Settings(Array(CommandLine.arguments.dropFirst()).filter { $0 != "--backends" })
-    BackendBench.print(try BackendBench.run(binary: settings.binary, output: settings.output, bundles: settings.bundles, changes: settings.latencyChanges))
+    // `--raised-only`: that third run alone (the first two are the headline, made together).
+    let own = ["--backends", "--million", "--raise-watch-limit", "--raised-only"]
+    let settings = Settings(Array(CommandLine.arguments.dropFirst()).filter { !own.contains($0) })
+    let million = CommandLine.arguments.contains("--million")
+    var runs = [BackendBench.Run(backend: "inotify"), BackendBench.Run(backend: "fanotify")]
+    if CommandLine.arguments.contains("--raise-watch-limit") { runs.append(BackendBench.Run(backend: "inotify", raisedLimit: true)) }
+    if CommandLine.arguments.contains("--raised-only") { runs = [BackendBench.Run(backend: "inotify", raisedLimit: true)] }
+    BackendBench.print(try BackendBench.run(binary: settings.binary, output: settings.output,
+                                            treeRoot: Paths.join(settings.output, million ? "million-tree" : "backend-tree"),
+                                            bundles: million ? MemoryBench.bundles : settings.bundles, changes: settings.latencyChanges, runs: runs))
     exit(0)
 }
 let settings = Settings(Array(CommandLine.arguments.dropFirst()))

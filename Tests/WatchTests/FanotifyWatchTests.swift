@@ -75,6 +75,29 @@ import TestSupport
         #expect(try watcher.stop() == 0)
     }
 
+    /// The catalogue's `watch_status` row says how the tree is watched, as the published status
+    /// does: `status --json` of a reader that has only the catalogue shows the backend, the
+    /// subtrees left to inotify and the events dropped outside the roots.
+    @Test func theCataloguesRowCarriesTheBackend() throws {
+        let filesystem = try OwnFilesystem()
+        filesystem.tree.macApp("Apps/Keep.app", identifier: "com.example.keep")
+        let watcher = try filesystem.start()
+        for index in 0..<50 { filesystem.outside.text("busy/file\(index).txt", "x") }
+        try poll(timeout: 30, "the row to count the writes outside") {
+            (try? Catalogue(path: filesystem.catalogue, mode: .readOnly).watchStatus()?.eventsOutside) ?? 0 >= 50
+        }
+        #expect(try watcher.stop() == 0)
+        // Without the lock file, where the status is published, `status` reads the row.
+        #expect(unlink(Catalogue.lockPath(catalogue: FilePath(filesystem.catalogue)).string) == 0)
+        let shown = try Subprocess.bundlefs(["status", "--json"], catalogue: filesystem.catalogue)
+        #expect(shown.status == 0, "\(shown)")
+        let json = try JSONValue.parse(shown.standardOutput)
+        #expect(json["backend"] == .string("fanotify"))
+        #expect(json["inotifySubtrees"] == .array([]))
+        guard case let .integer(outside)? = json["eventsOutside"] else { Issue.record("no eventsOutside: \(shown.standardOutput)"); return }
+        #expect(outside >= 50)
+    }
+
     @Test func aQueueOverflowIsARescan() throws {
         let limit = "/proc/sys/fs/fanotify/max_queued_events"
         let saved = try String(contentsOfFile: limit, encoding: .utf8)
