@@ -133,9 +133,22 @@ enum ViewBench {
                                    finderFind, nativeFind))
         try ListingBench.run(view: view, source: bundleTree, label: "the bundle tree", output: output, runs: runs, report: &report)
         try view.stop()
+        try SymbolListingBench.run(binary: binary, output: output, bundleTree: bundleTree, mountPoint: mountPoint, runs: runs, report: &report)
         let single = try mountView(binary: binary, source: bundleTree, mountPoint: mountPoint, output: output, threads: 1)
         defer { _ = try? single.stop() }
         report.notes.append("with a 1-thread loop, a lookup while `ls -l .bundlefs/by-uuid` runs after an update: \(ListingBench.lookupsWhileListing(single, source: bundleTree))")
+    }
+
+    /// The listings of `.bundlefs` alone (`--view-listings-only`): by-id and by-uuid warm and after an
+    /// update, the symbol stores after a mount.
+    static func listingFigures(binary: String, output: String, bundleTree: String, runs: Int, report: inout Report) throws {
+        setenv("BUNDLEFS_BINARY", binary, 1)
+        let mountPoint = Paths.join(output, "mnt-view")
+        unmountIfMounted(mountPoint)
+        let view = try mountView(binary: binary, source: bundleTree, mountPoint: mountPoint, output: output, threads: nil)
+        try ListingBench.run(view: view, source: bundleTree, label: "the bundle tree", output: output, runs: runs, report: &report)
+        try view.stop()
+        try SymbolListingBench.run(binary: binary, output: output, bundleTree: bundleTree, mountPoint: mountPoint, runs: runs, report: &report)
     }
 
     /// `threads` nil: the default.

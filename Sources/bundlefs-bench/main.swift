@@ -38,10 +38,12 @@ struct Settings {
     var installers = true
     var installerLimits = true
     var commandLine = true
+    /// Of the view's figures, only the listings of `.bundlefs` (by-id, by-uuid, the symbol stores).
+    var viewListingsOnly = false
     var latencyChanges = 1000
     var binary = Paths.join(Paths.parent((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""), "bundlefs")
 
-    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-web] [--web-bundles N] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-installer-limits] [--skip-cli]"
+    static let usage = "usage: bundlefs-bench [--bundles N] [--runs N] [--lookups N] [--changes N] [--output DIR] [--binary PATH] [--skip-index] [--skip-watch] [--skip-view] [--view-listings-only] [--skip-million] [--skip-publish] [--skip-open-with] [--skip-symbols] [--skip-web] [--web-bundles N] [--skip-hostile] [--skip-backup] [--skip-installers] [--skip-installer-limits] [--skip-cli]"
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -55,6 +57,7 @@ struct Settings {
             case "--skip-index": index = false
             case "--skip-watch": watch = false
             case "--skip-view": view = false
+            case "--view-listings-only": viewListingsOnly = true
             case "--skip-million": million = false
             case "--skip-publish": publish = false
             case "--skip-open-with": openWith = false
@@ -338,7 +341,11 @@ if settings.installerLimits {
 
 if settings.view {
     progress("view figures: native, bindfs and the view on the same warm trees ...")
-    try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs, report: &report)
+    if settings.viewListingsOnly {
+        try ViewBench.listingFigures(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs, report: &report)
+    } else {
+        try ViewBench.run(binary: settings.binary, output: settings.output, bundleTree: treeRoot, runs: settings.runs, report: &report)
+    }
 }
 
 if settings.million {

@@ -1,3 +1,4 @@
+import BundleModel
 import Fixtures
 import Foundation
 import SystemCalls
@@ -96,6 +97,58 @@ extension MountedViewTests {
             let inodes = after["invalidateInode"]! - before["invalidateInode"]!
             print("view: one bundle's update (of \(bundles)) invalidated \(inodes) nodes and \(after["invalidateEntry"]! - before["invalidateEntry"]!) names; ls -R printed \(lines) lines")
             #expect(inodes > 0 && inodes < 100)
+        }
+
+        // The daemon's own answers are mended by what an update touched, as the kernel's are: a
+        // rebuilt executable's new UUID is in the first listing of by-uuid and the symbol stores
+        // after the update and the old one is not, and that listing reads again only the UUIDs
+        // (and groups of two digits) the update touched, not every UUID.
+        @Test func anUpdateMakesTheDaemonReadAgainOnlyTheUUIDsItTouched() throws {
+            let seeds = Array(60..<76)
+            for seed in seeds {
+                fixture.tree.machOApp("Tools/Tool\(seed).app", identifier: "org.example.tool\(seed)",
+                                      executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: seed)).bytes())
+            }
+            let old = MachOImage.uuid(seed: seeds[0]), rebuilt = MachOImage.uuid(seed: 99)
+            let oldKey = BinarySlice.uuidKey(BinarySlice.canonicalUUID(old))!, rebuiltKey = BinarySlice.uuidKey(BinarySlice.canonicalUUID(rebuilt))!
+            try #require(oldKey.prefix(2) != rebuiltKey.prefix(2), "the two UUIDs in two groups of the unified layout")
+            let view = try fixture.mount(languages: "en")
+            let counter = try DaemonCounter(view)
+            let byUUID = view.path(".bundlefs/by-uuid"), unified = view.path(".bundlefs/symbols/unified")
+            #expect(try names(byUUID).contains(BinarySlice.canonicalUUID(old)))
+            _ = try Subprocess.run("/bin/ls", ["-lR", unified])
+            // A native top-level folder of another UUID, listed one level deep: the daemon keeps its
+            // range, the kernel only its first level.
+            let unrelated = view.path(".bundlefs/symbols/native/" + String(BinarySlice.canonicalUUID(MachOImage.uuid(seed: seeds[1])).prefix(4)))
+            #expect(try names(unrelated).count == 1)
+            let notes = view.path("Documents/notes.txt")
+            #expect(try contents(notes) == Array("notes\n".utf8))
+
+            fixture.tree.file("Tools/Tool\(seeds[0]).app/Contents/MacOS/Tool\(seeds[0])", MachOImage.arm64(uuid: rebuilt).bytes(), mode: 0o755)
+            try poll(timeout: 5, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
+            // The notifier tells the kernel about updates in order: once a later change shows, the
+            // kernel has forgotten what the rebuild changed.
+            fixture.tree.text("Documents/notes.txt", "notes, edited\n")
+            try poll(timeout: 5, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+
+            let before = try counter.read()
+            let listed = try names(byUUID)
+            #expect(listed.contains(BinarySlice.canonicalUUID(rebuilt)) && !listed.contains(BinarySlice.canonicalUUID(old)))
+            let afterByUUID = try counter.read()
+            #expect(afterByUUID["readdirplus"]! + afterByUUID["readdir"]! > before["readdirplus"]! + before["readdir"]!, "by-uuid was listed again")
+            #expect(afterByUUID["uuidListingQuery"]! == before["uuidListingQuery"]!, "every UUID was read again")
+            #expect(afterByUUID["uuidQuery"]! - before["uuidQuery"]! <= 2)
+
+            let tree = try Subprocess.run("/bin/ls", ["-R", unified]).standardOutput
+            #expect(tree.contains(String(rebuiltKey.dropFirst(2))) && !tree.contains(String(oldKey.dropFirst(2))))
+            let afterUnified = try counter.read()
+            // The two groups touched, one range each; the other fifteen answer from what was kept.
+            #expect(afterUnified["symbolQuery"]! - afterByUUID["symbolQuery"]! <= 2)
+            let beneath = try Subprocess.run("/bin/ls", ["-R", unrelated]).standardOutput
+            #expect(beneath.contains(String(BinarySlice.canonicalUUID(MachOImage.uuid(seed: seeds[1])).suffix(12))))
+            let after = try counter.read()
+            #expect(after["readdirplus"]! + after["readdir"]! > afterUnified["readdirplus"]! + afterUnified["readdir"]!, "nothing beneath was listed")
+            #expect(after["symbolQuery"]! == afterUnified["symbolQuery"]!, "the range of a folder no update touched was read again")
         }
     }
 }

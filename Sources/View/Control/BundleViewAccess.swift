@@ -88,13 +88,21 @@ extension ViewFileSystem {
 
     /// A bundle's directory (listed) and every directory above it up to SOURCE (passed through).
     private func chain(of bundle: FilePath, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
+        guard bundle.isWithin(source.path) else { return [] }
+        guard let status = statuses.status(of: bundle) else { return [(noAccessStatus, .read)] }
+        if bundle == source.path { return [(status, .list)] }
+        let above = statuses.traversal(above: bundle.parent) { traversal(of: $0, statuses) }
+        return above.first?.need == .read ? above : [(status, .list)] + above
+    }
+
+    /// `directory` and every directory above it up to SOURCE, passed through; kept per listing,
+    /// since many bundles share them (a by-uuid entry then costs one lookup for all of them).
+    private func traversal(of directory: FilePath, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
         var sources: [(status: FileStatus, need: Access.Need)] = []
-        var current = bundle
-        var need = Access.Need.list
+        var current = directory
         while current.isWithin(source.path) {
             guard let status = statuses.status(of: current) else { return [(noAccessStatus, .read)] }
-            sources.append((status, need))
-            need = .traverse
+            sources.append((status, .traverse))
             if current == source.path { break }
             current = current.parent
         }
@@ -128,6 +136,16 @@ extension ViewFileSystem {
 /// shared); a listing's entries may be answered on several threads.
 final class StatusMemo: Sendable {
     private let known = Mutex<[FilePath: FileStatus?]>([:])
+    private let traversals = Mutex<[FilePath: [(status: FileStatus, need: Access.Need)]]>([:])
+
+    /// The directories from `directory` up to SOURCE as `make` finds them, made once per memo.
+    func traversal(above directory: FilePath, make: (FilePath) -> [(status: FileStatus, need: Access.Need)])
+        -> [(status: FileStatus, need: Access.Need)] {
+        if let kept = traversals.withLock({ $0[directory] }) { return kept }
+        let made = make(directory)
+        traversals.withLock { $0[directory] = made }
+        return made
+    }
 
     /// Follows symlinks: access is decided by what a path leads to.
     func status(of path: FilePath) -> FileStatus? {

@@ -39,14 +39,18 @@ struct SymbolStoreFile: Hashable, Sendable {
 /// tools people already run"): symbolicator's layouts, as `SymbolLayout` names paths, of the
 /// images by-uuid knows. A file is by-uuid's `dSYM` or `executable` of the image (`UUIDViews`
 /// chooses). Answered from the catalogue between two updates without a walk of every UUID per
-/// listing: a layout's top level from one pass of the UUID index (`symbolKeyGroups`), kept until
-/// the next update; everything below a top-level directory from one range of the index (its
-/// digits), kept within a bound for every directory and file beneath it.
+/// listing: a layout's top level from one pass of the UUID index (`symbolKeyGroups`), kept and
+/// mended by what each update touched (the names of the groups holding its UUIDs, made again from
+/// their ranges); everything below a top-level directory from one range of the index (the first two
+/// digits), kept within a bound for every directory and file beneath it until an update touches
+/// one of its UUIDs.
 final class SymbolStores: Sendable {
     static let directoryName: FileName = "symbols"
 
     let source: ScanRoot
     let catalogue: any SymbolIndex
+    /// Counts the catalogue queries made here (`RequestCounts`).
+    let requests: RequestCounts
     /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
@@ -63,25 +67,48 @@ final class SymbolStores: Sendable {
         case file(SymbolStoreFile, path: FilePath, status: FileStatus, match: DebugSymbols.Match)
     }
 
+    /// One key of a group and its matches.
+    private struct KeyMatches {
+        var key: String
+        var matches: [DebugSymbols.Match]
+    }
+
     private struct Kept {
         /// Each layout's top-level names, by their lower-cased spelling.
         var tops: [SymbolLayout: [String: String]]?
-        /// The matches of the keys under a top-level directory, by its digits (lower-case),
+        /// The first two digits of the keys updates touched since `tops` was made: the names
+        /// under them are made again, from their range, at the next question.
+        var staleTops = Set<String>()
+        /// The keys of a group (their first two digits, lower-case) in order, with their matches,
         /// weighed by keys: 30,000 UUIDs fit.
-        var ranges = BoundedCache<String, [String: [DebugSymbols.Match]]>(limit: 65_536, keeping: 49_152)
+        var groups = BoundedCache<String, [KeyMatches]>(limit: 65_536, keeping: 49_152)
         /// Counts updates, so that an answer read while one came is not kept past it.
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: any SymbolIndex, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
+    init(source: ScanRoot, catalogue: any SymbolIndex, requests: RequestCounts = RequestCounts(),
+         refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
+        self.requests = requests
         self.refused = refused
     }
 
-    /// After an update: what was kept may have changed.
+    /// After an update that may have changed anything (a reload): nothing kept is kept.
     func invalidate() {
         kept.withLock { $0 = Kept(generation: $0.generation + 1) }
+    }
+
+    /// After an update that touched these UUIDs: only the ranges holding them and the top-level
+    /// names they spell are read again; every other directory's answer stands.
+    func invalidate(keys: Set<String>) {
+        kept.withLock { kept in
+            kept.generation += 1
+            guard !keys.isEmpty else { return }
+            let groups = Set(keys.map { String($0.prefix(2)) })
+            kept.groups.removeAll { groups.contains($0) }
+            if kept.tops != nil { kept.staleTops.formUnion(groups) }
+        }
     }
 
     /// A directory's entries in byte order, and the matches they were made from (for the
@@ -94,7 +121,7 @@ final class SymbolStores: Sendable {
             let names = top(layout).values.sorted()
             return (names.map { .directory($0, SymbolPath(layout: layout, components: [$0])) }, nil)
         }
-        let matches = range(Self.prefix(path.components), top: path.components[0])
+        let matches = range(Self.prefix(path.components))
         let depth = path.components.count, folded = Self.folded(path.components)
         var children: [String: Child] = [:]
         for (key, keyMatches) in matches {
@@ -123,7 +150,7 @@ final class SymbolStores: Sendable {
         }
         let full = path.components + [name]
         if let entry = layout.entry(full) {
-            let matches = (known?[entry.key] ?? range(entry.key, top: full[0])[entry.key]) ?? []
+            let matches = (known?[entry.key] ?? range(entry.key)[entry.key]) ?? []
             guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
                   let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path, refused: refused)
             else { return nil }
@@ -133,7 +160,7 @@ final class SymbolStores: Sendable {
         let child = SymbolPath(layout: layout, components: full)
         if full.count == 1 { return top(layout)[name.lowercased()] == nil ? nil : .directory(child) }
         let prefix = Self.prefix(full), folded = Self.folded(full)
-        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix, top: full[0])
+        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix)
         for (key, keyMatches) in matches {
             guard let format = keyMatches.first?.slice.format else { continue }
             for role in SymbolLayout.Role.allCases {
@@ -153,42 +180,86 @@ final class SymbolStores: Sendable {
 
     /// The match a file of an image is served from now, for its attributes.
     func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
-        UUIDViews.storeFile(role, in: range(key, top: String(key.prefix(2)))[key] ?? [], within: source.path, refused: refused)?.match
+        UUIDViews.storeFile(role, in: range(key)[key] ?? [], within: source.path, refused: refused)?.match
     }
 
     /// A layout's top-level names, from one query per update.
     private func top(_ layout: SymbolLayout) -> [String: String] {
-        let (tops, generation) = kept.withLock { ($0.tops, $0.generation) }
-        if let tops { return tops[layout] ?? [:] }
-        let groups = (try? catalogue.symbolKeyGroups(under: source.path)) ?? []
-        var made: [SymbolLayout: [String: String]] = [:]
-        for layout in SymbolLayout.allCases {
-            for (key, format) in groups {
-                guard let name = layout.components(of: SymbolLayout.Entry(key: key, role: .debugInfo), format: format).first else { continue }
-                made[layout, default: [:]][name.lowercased()] = name
+        let (tops, stale, generation) = kept.withLock { ($0.tops, $0.staleTops, $0.generation) }
+        if let tops, stale.isEmpty { return tops[layout] ?? [:] }
+        var made: [SymbolLayout: [String: String]]
+        if var tops, stale.count <= Self.staleGroupsReadAsRanges {
+            // Each touched group of two digits is one range: its names are made again from it.
+            for group in stale {
+                requests.count(.symbolQuery)
+                guard let matches = try? catalogue.symbolMatchesByKey(prefix: group, under: source.path) else { return tops[layout] ?? [:] }
+                kept.withLock { if $0.generation == generation { _ = $0.groups.store(Self.ordered(matches), for: group, weight: max(1, matches.count)) } }
+                let keys = matches.compactMap { key, matches in matches.first.map { (key: key, format: $0.slice.format) } }
+                for each in SymbolLayout.allCases {
+                    tops[each] = tops[each]?.filter { !$0.key.hasPrefix(group) }
+                    Self.addNames(each, of: keys, to: &tops)
+                }
+            }
+            made = tops
+        } else {
+            requests.count(.symbolQuery)
+            let groups = (try? catalogue.symbolKeyGroups(under: source.path)) ?? []
+            made = [:]
+            for layout in SymbolLayout.allCases { Self.addNames(layout, of: groups, to: &made) }
+        }
+        kept.withLock {
+            if $0.generation == generation {
+                $0.tops = made
+                $0.staleTops = []
             }
         }
-        kept.withLock { if $0.generation == generation { $0.tops = made } }
         return made[layout] ?? [:]
     }
 
-    /// The matches of the keys starting with `prefix` (lower-case hex), from the range of the
-    /// top-level directory `top` that holds them (or of the two digits that hold that one), read
-    /// once: a walk of a tree beneath it asks the catalogue no more.
-    private func range(_ prefix: String, top: String) -> [String: [DebugSymbols.Match]] {
-        let top = top.lowercased()
-        let (found, generation) = kept.withLock { kept -> ([String: [DebugSymbols.Match]]?, Int) in
-            let held = kept.ranges.value(for: top) ?? (top.utf8.count > 2 ? kept.ranges.value(for: String(top.prefix(2))) : nil)
-            return (held, kept.generation)
+    /// Past this many groups of two digits touched, one pass over the index is cheaper.
+    static let staleGroupsReadAsRanges = 16
+
+    /// The top-level names these keys spell in a layout, by their lower-cased spelling.
+    private static func addNames(_ layout: SymbolLayout, of keys: [(key: String, format: BinarySlice.Format)],
+                                 to tops: inout [SymbolLayout: [String: String]]) {
+        for (key, format) in keys {
+            guard let name = layout.components(of: SymbolLayout.Entry(key: key, role: .debugInfo), format: format).first else { continue }
+            tops[layout, default: [:]][name.lowercased()] = name
         }
-        let matches: [String: [DebugSymbols.Match]]
-        if let found {
-            matches = found
-        } else {
-            matches = (try? catalogue.symbolMatchesByKey(prefix: top, under: source.path)) ?? [:]
-            kept.withLock { if $0.generation == generation { _ = $0.ranges.store(matches, for: top, weight: max(1, matches.count)) } }
+    }
+
+    /// The matches of the keys starting with `prefix` (lower-case hex, two digits or more), from
+    /// their group's range, read once: a walk of every directory beneath the group's top-level
+    /// directories asks the catalogue no more (256 queries for all of `native`'s 23,000 top-level
+    /// directories at 30,000 UUIDs, not one each).
+    private func range(_ prefix: String) -> [String: [DebugSymbols.Match]] {
+        let group = group(String(prefix.prefix(2)))
+        // Keys are ASCII: ordered as strings, they are in byte order, and those with a prefix adjoin.
+        var low = 0, high = group.count
+        while low < high {
+            let middle = (low + high) / 2
+            if group[middle].key < prefix { low = middle + 1 } else { high = middle }
         }
-        return prefix == top ? matches : matches.filter { $0.key.hasPrefix(prefix) }
+        var matches: [String: [DebugSymbols.Match]] = [:]
+        while low < group.count, group[low].key.hasPrefix(prefix) {
+            matches[group[low].key] = group[low].matches
+            low += 1
+        }
+        return matches
+    }
+
+    /// A group's keys in order with their matches, from one range of the index.
+    private func group(_ name: String) -> [KeyMatches] {
+        let (found, generation) = kept.withLock { ($0.groups.value(for: name), $0.generation) }
+        if let found { return found }
+        requests.count(.symbolQuery)
+        let group = Self.ordered((try? catalogue.symbolMatchesByKey(prefix: name, under: source.path)) ?? [:])
+        kept.withLock { if $0.generation == generation { _ = $0.groups.store(group, for: name, weight: max(1, group.count)) } }
+        return group
+    }
+
+    private static func ordered(_ matches: [String: [DebugSymbols.Match]]) -> [KeyMatches] {
+        matches.map { KeyMatches(key: $0.key, matches: $0.value) }.sorted { $0.key < $1.key }
     }
 
     /// The key prefix a directory's path spells: its components joined, lower-cased.

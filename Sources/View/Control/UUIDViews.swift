@@ -8,29 +8,35 @@ import SystemCalls
 /// Mach-O UUID or ELF build-id under SOURCE, holding `dSYM` (the DWARF file), `executable` and the
 /// `Info.plist` that `bundlefs symbols` prints. Answered from the catalogue's index, once per
 /// UUID between two updates: what a question read is kept until the update stream says the
-/// catalogue changed (`invalidate`), so that a lookup, its attributes and a read of the same UUID
-/// agree, and `ls -l` of 30,000 UUIDs is one query, not 60,000. Nothing here follows a path out of
-/// SOURCE.
+/// catalogue changed those UUIDs (`invalidate(keys:)`), so that a lookup, its attributes and a read
+/// of the same UUID agree, `ls -l` of 30,000 UUIDs is one query, not 60,000, and the first listing
+/// after an update reads again only the UUIDs it touched. Nothing here follows a path out of SOURCE.
 final class UUIDViews: Sendable {
     let source: ScanRoot
     let catalogue: any SymbolIndex
+    /// Counts the catalogue queries made here (`RequestCounts`).
+    let requests: RequestCounts
     /// Told of each catalogued file not served (`Catalogue.openRecorded`), for the log.
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
 
     /// What was read from the catalogue since the last update.
     private struct Kept {
-        /// Every UUID's matches, from the last listing's one query.
+        /// Every UUID's matches, from the last listing's one query, less what updates changed since.
         var all: [String: [DebugSymbols.Match]]?
+        /// The UUIDs updates touched since `all` was read: read again, one by one, at the next listing.
+        var stale = Set<String>()
         /// UUIDs asked for one at a time, unknown ones too (as no matches), within a bound.
         var asked = BoundedCache<String, [DebugSymbols.Match]>(limit: 4_096, keeping: 3_072)
         /// Counts updates, so that an answer read while one came is not kept past it.
         var generation = 0
     }
 
-    init(source: ScanRoot, catalogue: any SymbolIndex, refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
+    init(source: ScanRoot, catalogue: any SymbolIndex, requests: RequestCounts = RequestCounts(),
+         refused: @escaping @Sendable (SymbolFileRefusal) -> Void = { _ in }) {
         self.source = source
         self.catalogue = catalogue
+        self.requests = requests
         self.refused = refused
     }
 
@@ -40,21 +46,51 @@ final class UUIDViews: Sendable {
 
     /// Every UUID under SOURCE with its matches, by key, from one query: what a listing shows.
     func allMatches() -> [String: [DebugSymbols.Match]] {
-        let (all, generation) = kept.withLock { ($0.all, $0.generation) }
-        if let all { return all }
-        let matches = (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:]
-        kept.withLock { if $0.generation == generation { $0.all = matches } }
+        let (all, stale, generation) = kept.withLock { ($0.all, $0.stale, $0.generation) }
+        if let all, stale.isEmpty { return all }
+        var matches: [String: [DebugSymbols.Match]]
+        if var all, stale.count <= Self.staleKeysReadOneByOne {
+            for key in stale {
+                requests.count(.uuidQuery)
+                guard let current = try? catalogue.symbolMatches(uuidKey: key, under: source.path) else { return all }
+                all[key] = current.isEmpty ? nil : current
+            }
+            matches = all
+        } else {
+            requests.count(.uuidListingQuery)
+            matches = (try? catalogue.symbolMatchesByKey(under: source.path)) ?? [:]
+        }
+        kept.withLock {
+            if $0.generation == generation {
+                $0.all = matches
+                $0.stale = []
+            }
+        }
         return matches
     }
+
+    /// Past this many UUIDs changed, one query for all of them is cheaper than one for each.
+    static let staleKeysReadOneByOne = 512
 
     /// What a UUID's view is made from, for its attributes; empty for an unknown UUID.
     func accessSources(_ key: String) -> [(bundle: FilePath, directory: FilePath)] {
         matches(key).map { ($0.bundle, $0.slice.file.parent) }
     }
 
-    /// After an update: what was kept may have changed.
+    /// After an update that may have changed anything (a reload): nothing kept is kept.
     func invalidate() {
         kept.withLock { $0 = Kept(generation: $0.generation + 1) }
+    }
+
+    /// After an update that touched these UUIDs (those of the bundles it changed, as they were and
+    /// as they are): only their answers are read again; every other UUID's stands.
+    func invalidate(keys: Set<String>) {
+        kept.withLock { kept in
+            kept.generation += 1
+            guard !keys.isEmpty else { return }
+            for key in keys { kept.asked.remove(key) }
+            if kept.all != nil { kept.stale.formUnion(keys) }
+        }
     }
 
     /// The key a name stands for: only the spelling the listing shows (`DebugSymbols.spelling`),
@@ -67,10 +103,11 @@ final class UUIDViews: Sendable {
     /// The slices with this UUID in bundles under SOURCE, dSYMs first.
     func matches(_ key: String) -> [DebugSymbols.Match] {
         let (known, generation) = kept.withLock { kept -> ([DebugSymbols.Match]?, Int) in
-            if let all = kept.all { return (all[key] ?? [], kept.generation) }
+            if let all = kept.all, !kept.stale.contains(key) { return (all[key] ?? [], kept.generation) }
             return (kept.asked.value(for: key), kept.generation)
         }
         if let known { return known }
+        requests.count(.uuidQuery)
         let matches = (try? catalogue.symbolMatches(uuidKey: key, under: source.path)) ?? []
         kept.withLock { if $0.generation == generation { $0.asked.store(matches, for: key, weight: 1) } }
         return matches

@@ -97,10 +97,10 @@ final class ViewFileSystem: Sendable {
         let refused: @Sendable (SymbolFileRefusal) -> Void = { refusal in
             if case .notRecorded = refusal.kind { logger.debug("\(refusal)") } else { logger.warning("\(refusal)") }
         }
-        uuids = UUIDViews(source: source, catalogue: catalogue, refused: refused)
-        symbols = SymbolStores(source: source, catalogue: catalogue, refused: refused)
         let requests = RequestCounts()
         self.requests = requests
+        uuids = UUIDViews(source: source, catalogue: catalogue, requests: requests, refused: refused)
+        symbols = SymbolStores(source: source, catalogue: catalogue, requests: requests, refused: refused)
         defaultApplications = DefaultApplications(catalogue: catalogue, requests: requests)
         self.timeouts = timeouts
         self.logger = logger

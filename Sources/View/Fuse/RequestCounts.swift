@@ -10,6 +10,10 @@ final class RequestCounts: Sendable {
         /// Not a request: a handler ranking run for `user.bundle.default-application`
         /// (`DefaultApplications`), the one costly answer of an xattr request.
         case ranking
+        /// Not requests: catalogue queries of by-uuid (every UUID at once for a listing, or one UUID)
+        /// and of the symbol stores (a top level or a range of keys), so that what an update makes
+        /// the daemon read again can be counted.
+        case uuidListingQuery, uuidQuery, symbolQuery
         /// Not requests: notifications the daemon sent the kernel to forget a node's attributes,
         /// pages and listing (`inval_inode`), or a name in a directory (`inval_entry`).
         case invalidateInode, invalidateEntry

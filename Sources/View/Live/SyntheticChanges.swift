@@ -9,7 +9,8 @@ struct SyntheticChanges: Sendable {
     private let root: FilePath
     private var bundlePaths = Set<FilePath>()
     private var identifiers = Set<String>()
-    private var uuidKeys = Set<String>()
+    /// The UUIDs of the changed bundles, as they were and as they are.
+    private(set) var uuidKeys = Set<String>()
     /// by-path's directories above a changed bundle, relative to the root (`.here` its top).
     private var pathPrefixes = Set<FilePath>()
     /// Every leading part of a changed key: what a symbol directory above it spells.

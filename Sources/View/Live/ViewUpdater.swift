@@ -48,10 +48,10 @@ final class ViewUpdater: Sendable {
     /// turn's transactions committed, so what the catalogue holds now includes what it names).
     func apply(_ update: CatalogueUpdate) throws {
         let fs = fileSystem
-        fs.uuids.invalidate()
-        fs.symbols.invalidate()
         fs.defaultApplications.invalidate()
         if update.reloaded {
+            fs.uuids.invalidate()
+            fs.symbols.invalidate()
             try loadPackages()
             fs.listings.removeAll()
             fs.layouts.removeAll()
@@ -105,6 +105,9 @@ final class ViewUpdater: Sendable {
             if case let .some(.some(record)) = update.unwritten[path] { fs.records.store(record) }
             if before.map({ !$0.presentsLike(fs.packages.entry(at: path)) }) ?? true { changed.touchItem(path) }
         }
+        // by-uuid and the symbol stores read again only the UUIDs of the bundles touched.
+        fs.uuids.invalidate(keys: synthetic.uuidKeys)
+        fs.symbols.invalidate(keys: synthetic.uuidKeys)
         let touched = changed.directories
         for directory in touched.keys {
             fs.listings.invalidate(directory)
