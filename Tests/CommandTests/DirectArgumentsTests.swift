@@ -75,7 +75,7 @@ import Testing
             #expect(direct == parsed(arguments), "\(arguments)")
         }
         // Not a test of nothing: a good share of them are plain.
-        #expect(readDirectly > 400, "\(readDirectly) of 4,000 read directly")
+        #expect(readDirectly > 200, "\(readDirectly) of 2,000 read directly")
     }
 
     /// The declarations are the commands' options, every one: the long names swift-argument-parser
