@@ -65,11 +65,15 @@ package enum CatalogueQueries {
             require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
         if let pattern = query.name {
-            // `bundle_names` (schema v18): every name of a bundle, one a line, in a narrow table:
-            // a scan of it is a fraction of one of the wide bundles table.
+            // `bundle_names` (schema v19): a row per name, and its trigram index.
             switch pattern {
-            case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE names LIKE ? ESCAPE '\\')", [like])
-            case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE names GLOB ?)", [glob])
+            case let .text(forms):
+                // A phrase of the text's trigrams is the text; the index folds case.
+                let phrases = forms.map { "\"" + $0.replacing("\"", with: "\"\"") + "\"" }
+                require("id IN (SELECT bundle_id FROM bundle_names WHERE id IN (SELECT rowid FROM bundle_name_index WHERE bundle_name_index MATCH ?))",
+                        [phrases.joined(separator: " OR ")])
+            case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE name LIKE ? ESCAPE '\\')", [like])
+            case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE name GLOB ?)", [glob])
             }
         }
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)

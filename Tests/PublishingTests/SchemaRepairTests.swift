@@ -23,7 +23,7 @@ struct SchemaRepairTests {
     @Test func aWholeSchemaIsNotWritten() throws {
         let server = try PostgresServer()
         let first = try PublishedCatalogue(url: server.url)
-        #expect(first.schemaChange == "created the bundlefs schema (version 3)")
+        #expect(first.schemaChange == "created the bundlefs schema (version 4)")
         try server.psql("ALTER DATABASE postgres SET default_transaction_read_only = on")
         let reader = try PublishedCatalogue(url: server.url)
         #expect(reader.schemaChange == nil)
@@ -73,7 +73,7 @@ struct SchemaRepairTests {
         let publisher = try PublishedCatalogue(url: server.url)
         let whole = try Self.shape(server)
         try server.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-        #expect(try publisher.ensureSchema() == "created the bundlefs schema (version 3)")
+        #expect(try publisher.ensureSchema() == "created the bundlefs schema (version 4)")
         #expect(try Self.shape(server) == whole)
     }
 }
