@@ -11,7 +11,8 @@ import TestSupport
 enum WebBench {
     static let searches = 100
 
-    static func run(binary: String, output: String, bundles: Int, report: inout Report) throws {
+    /// - Parameter fleet: also the `--database` figures (`--skip-web-fleet` leaves them out).
+    static func run(binary: String, output: String, bundles: Int, fleet withFleet: Bool, report: inout Report) throws {
         let root = Paths.join(output, "web-tree")
         let tree = BenchmarkTree(root: root, bundles: bundles)
         if !tree.isComplete {
@@ -57,6 +58,7 @@ enum WebBench {
         let bytes = (try? FileStatus.of(FilePath(first)))?.size ?? 0
         report.add("serve-web: first page", value: "\(bytes) bytes", goal: "< 100 KB")
         try server.stop()
+        guard withFleet else { return }
         try fleet(binary: binary, catalogue: catalogue, output: output, bundles: bundles, words: words, globs: globs, report: &report)
     }
 
