@@ -68,10 +68,12 @@ package enum CatalogueQueries {
             // `bundle_names` (schema v19): a row per name, and its trigram index.
             switch pattern {
             case let .text(forms):
-                // A phrase of the text's trigrams is the text; the index folds case.
+                // A phrase of the text's trigrams is the text; the index folds case. A join, not a
+                // nested IN: a word in every bundle ("app") lists 150,000 names, twice as fast so.
                 let phrases = forms.map { "\"" + $0.replacing("\"", with: "\"\"") + "\"" }
-                require("id IN (SELECT bundle_id FROM bundle_names WHERE id IN (SELECT rowid FROM bundle_name_index WHERE bundle_name_index MATCH ?))",
-                        [phrases.joined(separator: " OR ")])
+                require("""
+                    id IN (SELECT n.bundle_id FROM bundle_name_index f JOIN bundle_names n ON n.id = f.rowid WHERE bundle_name_index MATCH ?)
+                    """, [phrases.joined(separator: " OR ")])
             case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE name LIKE ? ESCAPE '\\')", [like])
             case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE name GLOB ?)", [glob])
             }
