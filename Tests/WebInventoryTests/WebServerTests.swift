@@ -52,6 +52,38 @@ import TestSupport
         #expect(page.components(separatedBy: "org.example.tool").count - 1 == 200)
     }
 
+    /// A word of three characters or more is found through the catalogue's trigram index
+    /// (schema v19), in any case and in either normalization form: a file name macOS wrote in
+    /// NFD is found by the NFC a keyboard types, and the other way round; shorter words are
+    /// scanned for. The index's query language is no part of a word: quotes and operators are text.
+    @Test func aWordIsFoundInNFCOrNFDAndInAnyScript() throws {
+        let fixture = try WebFixture()
+        fixture.tree.macApp("Applications/Cafe\u{301} Noir.app", identifier: "org.example.nfd") // as macOS writes it
+        fixture.tree.macApp("Applications/Crème.app", identifier: "org.example.nfc",
+                            info: ["LSHasLocalizedDisplayName": .bool(true), "CFBundleDevelopmentRegion": .string("en")],
+                            localizedStrings: ["de": ["CFBundleDisplayName": "Größenrechner"], "ja": ["CFBundleDisplayName": "電卓アプリ"]])
+        fixture.tree.macApp("Applications/Quote.app", identifier: "org.example.quote", info: ["CFBundleName": .string("say \"hi\" NEAR(x)")])
+        try fixture.index()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        func identifiers(_ q: String) throws -> [String] {
+            let escaped = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+            let answer = try FetchedAnswer.get(server.url + "/api/bundles?q=" + escaped, in: fixture.temporary)
+            #expect(answer.status == 200, "q=\(q): \(answer.text)")
+            return try JSONValue.parse(answer.text).arrayValue?.compactMap { $0["identifier"]?.stringValue } ?? []
+        }
+        #expect(try identifiers("CAF\u{C9}") == ["org.example.nfd"], "typed in NFC, written in NFD")
+        #expect(try identifiers("cafe\u{301} n") == ["org.example.nfd"])
+        #expect(try identifiers("CRE\u{300}ME") == ["org.example.nfc"], "typed in NFD, written in NFC")
+        #expect(try identifiers("crème") == ["org.example.nfc"])
+        #expect(try identifiers("GRÖSSEN").isEmpty, "ß is not ss")
+        #expect(try identifiers("größenRECHNER") == ["org.example.nfc"], "German, any case")
+        #expect(try identifiers("rechner") == ["org.example.calculator", "org.example.nfc"])
+        #expect(try identifiers("電卓ア") == ["org.example.nfc"], "Japanese, through the index")
+        #expect(try identifiers("電卓") == ["org.example.nfc"], "two characters, scanned for")
+        #expect(try identifiers("\"hi\" near(") == ["org.example.quote"], "quotes and operators are text")
+        #expect(try identifiers("\"\"\"").isEmpty, "nothing, and no error")
+    }
+
     @Test func apiOpenWithGivesWhatOpenWithJsonGives() throws {
         let fixture = try WebFixture()
         fixture.tree.macApp("Applications/Viewer.app", identifier: "org.example.viewer", info: [
