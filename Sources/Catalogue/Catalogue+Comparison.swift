@@ -31,6 +31,30 @@ extension Catalogue {
         }
     }
 
+    /// Every table's rows as lines, sorted, and the schema (`sqlite_master`) under "schema": what a
+    /// first index made in bulk (`buildingIndexesAfterwards`) must leave exactly as the plain path
+    /// does. A bundle's id is given as its path, and what differs between two runs on one tree is
+    /// left out: the row ids, times of writing, the catalogue's random identity, and `columns`
+    /// ("table.column").
+    public func everyRow(leavingOut columns: Set<String> = []) throws -> [String: [String]] {
+        let varying: Set<String> = ["bundles.id", "bundles.scanned_at", "roots.last_indexed_at", "identity.catalogue", "outbox.queued_at"]
+        return try read { db in
+            var rows = ["schema": try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || ifnull(sql, '') FROM sqlite_master ORDER BY name")]
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+                // Its entries name bundles by id.
+                if table == "launch_lists" { rows[table] = try Self.comparableLists(db); continue }
+                let values = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).compactMap { row -> String? in
+                    let column: String = row[0]
+                    if varying.contains("\(table).\(column)") || columns.contains("\(table).\(column)") { return nil }
+                    if column == "bundle_id" || column == "application_id" { return "quote((SELECT path FROM bundles WHERE id = \(column)))" }
+                    return "quote(\(column))"
+                }
+                rows[table] = try String.fetchAll(db, sql: "SELECT \(values.joined(separator: " || ' ' || ")) FROM \(table)").sorted()
+            }
+            return rows
+        }
+    }
+
     /// Every list's entries as lines, with the application's path for its id (ids differ between
     /// catalogues), and a line for any entry out of the list's order or naming no application.
     static func comparableLists(_ db: Database) throws -> [String] {
