@@ -24,7 +24,8 @@ enum BundleNames {
         CREATE VIRTUAL TABLE bundle_name_index USING fts5(name, content='bundle_names', content_rowid='id', tokenize='trigram');
         """
 
-    /// Fills the tables from the rows there are (the migration, before the triggers exist).
+    /// Fills the tables from the rows there are, with no trigger live: by one INSERT…SELECT per
+    /// kind of name, then the trigram index in one pass ('rebuild' reads the whole content table).
     static let fillSQL = """
         \(ownRows("b", from: "FROM bundles b"));
         INSERT INTO bundle_names (bundle_id, localization, key, name)
@@ -32,34 +33,54 @@ enum BundleNames {
         INSERT INTO bundle_name_index (bundle_name_index) VALUES ('rebuild');
         """
 
-    static let triggersSQL = """
-        CREATE TRIGGER bundle_names_insert AFTER INSERT ON bundles BEGIN \(ownRows("NEW")); END;
-        CREATE TRIGGER bundle_names_update AFTER UPDATE OF name, identifier, info_bundle_name, info_display_name ON bundles
-            WHEN OLD.name IS NOT NEW.name OR OLD.identifier IS NOT NEW.identifier OR OLD.info_bundle_name IS NOT NEW.info_bundle_name
-                OR OLD.info_display_name IS NOT NEW.info_display_name
-        BEGIN
-            DELETE FROM bundle_names WHERE bundle_id = OLD.id AND localization IS NULL;
-            \(ownRows("NEW"));
-        END;
-        CREATE TRIGGER bundle_names_delete AFTER DELETE ON bundles BEGIN DELETE FROM bundle_names WHERE bundle_id = OLD.id; END;
-        CREATE TRIGGER bundle_names_string_insert AFTER INSERT ON localized_strings WHEN NEW.key IN \(localizedKeys) AND NEW.value <> '' BEGIN
-            INSERT INTO bundle_names (bundle_id, localization, key, name) VALUES (NEW.bundle_id, NEW.localization, NEW.key, NEW.value);
-        END;
-        CREATE TRIGGER bundle_names_string_delete AFTER DELETE ON localized_strings WHEN OLD.key IN \(localizedKeys) BEGIN
-            DELETE FROM bundle_names WHERE bundle_id = OLD.bundle_id AND localization = OLD.localization AND key = OLD.key;
-        END;
-        CREATE TRIGGER bundle_names_string_update AFTER UPDATE ON localized_strings BEGIN
-            DELETE FROM bundle_names WHERE bundle_id = OLD.bundle_id AND localization = OLD.localization AND key = OLD.key;
-            INSERT INTO bundle_names (bundle_id, localization, key, name)
-                SELECT NEW.bundle_id, NEW.localization, NEW.key, NEW.value WHERE NEW.key IN \(localizedKeys) AND NEW.value <> '';
-        END;
-        CREATE TRIGGER bundle_name_index_insert AFTER INSERT ON bundle_names BEGIN
-            INSERT INTO bundle_name_index (rowid, name) VALUES (NEW.id, NEW.name);
-        END;
-        CREATE TRIGGER bundle_name_index_delete AFTER DELETE ON bundle_names BEGIN
-            INSERT INTO bundle_name_index (bundle_name_index, rowid, name) VALUES ('delete', OLD.id, OLD.name);
-        END;
-        """
+    /// The triggers, by name. A first index drops them and fills both tables once at its end
+    /// (`Catalogue.buildingIndexesAfterwards`): a row and an FTS5 insert per name at each commit
+    /// cost more than one INSERT…SELECT and one 'rebuild'.
+    static let triggers: [(name: String, sql: String)] = [
+        ("bundle_names_insert", "AFTER INSERT ON bundles BEGIN \(ownRows("NEW")); END"),
+        ("bundle_names_update", """
+            AFTER UPDATE OF name, identifier, info_bundle_name, info_display_name ON bundles
+                WHEN OLD.name IS NOT NEW.name OR OLD.identifier IS NOT NEW.identifier OR OLD.info_bundle_name IS NOT NEW.info_bundle_name
+                    OR OLD.info_display_name IS NOT NEW.info_display_name
+            BEGIN
+                DELETE FROM bundle_names WHERE bundle_id = OLD.id AND localization IS NULL;
+                \(ownRows("NEW"));
+            END
+            """),
+        ("bundle_names_delete", "AFTER DELETE ON bundles BEGIN DELETE FROM bundle_names WHERE bundle_id = OLD.id; END"),
+        ("bundle_names_string_insert", """
+            AFTER INSERT ON localized_strings WHEN NEW.key IN \(localizedKeys) AND NEW.value <> '' BEGIN
+                INSERT INTO bundle_names (bundle_id, localization, key, name) VALUES (NEW.bundle_id, NEW.localization, NEW.key, NEW.value);
+            END
+            """),
+        ("bundle_names_string_delete", """
+            AFTER DELETE ON localized_strings WHEN OLD.key IN \(localizedKeys) BEGIN
+                DELETE FROM bundle_names WHERE bundle_id = OLD.bundle_id AND localization = OLD.localization AND key = OLD.key;
+            END
+            """),
+        ("bundle_names_string_update", """
+            AFTER UPDATE ON localized_strings BEGIN
+                DELETE FROM bundle_names WHERE bundle_id = OLD.bundle_id AND localization = OLD.localization AND key = OLD.key;
+                INSERT INTO bundle_names (bundle_id, localization, key, name)
+                    SELECT NEW.bundle_id, NEW.localization, NEW.key, NEW.value WHERE NEW.key IN \(localizedKeys) AND NEW.value <> '';
+            END
+            """),
+        ("bundle_name_index_insert", "AFTER INSERT ON bundle_names BEGIN INSERT INTO bundle_name_index (rowid, name) VALUES (NEW.id, NEW.name); END"),
+        ("bundle_name_index_delete", """
+            AFTER DELETE ON bundle_names BEGIN
+                INSERT INTO bundle_name_index (bundle_name_index, rowid, name) VALUES ('delete', OLD.id, OLD.name);
+            END
+            """),
+    ]
+
+    static let triggersSQL = triggers.map { "CREATE TRIGGER \($0.name) \($0.sql);\n" }.joined()
+
+    static let dropTriggersSQL = triggers.map { "DROP TRIGGER IF EXISTS \($0.name);\n" }.joined()
+
+    /// After a first index was killed with the triggers dropped: both tables again from the rows
+    /// there are (the 'rebuild' empties the trigram index first), and the triggers. Any trigger
+    /// still there is dropped first, so that the emptying touches no half-made index.
+    static let restoreSQL = dropTriggersSQL + "DELETE FROM bundle_names;\n" + fillSQL + triggersSQL
 
     /// v18's table and triggers (one row of every name a line, scanned), which v19 replaces.
     static let v18DropSQL = """
