@@ -31,6 +31,48 @@ extension Catalogue {
         }
     }
 
+    /// Every table's rows as lines, sorted, and the schema (`sqlite_master`) under "schema": what a
+    /// first index made in bulk (`buildingIndexesAfterwards`) must leave exactly as the plain path
+    /// does. A bundle's id is given as its path, and what differs between two runs on one tree is
+    /// left out: the row ids, times of writing, the catalogue's random identity, and `columns`
+    /// ("table.column").
+    public func everyRow(leavingOut columns: Set<String> = []) throws -> [String: [String]] {
+        let varying: Set<String> = ["bundles.id", "bundle_names.id", "bundles.scanned_at", "roots.last_indexed_at", "identity.catalogue", "outbox.queued_at"]
+        return try read { db in
+            var rows = ["schema": try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || tbl_name || ' ' || ifnull(sql, '') FROM sqlite_master ORDER BY name")]
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+                // Its entries name bundles by id.
+                if table == "launch_lists" { rows[table] = try Self.comparableLists(db); continue }
+                // The trigram index's shadow tables hold its b-tree, whose pages differ with the
+                // order it was written in; what it finds is compared instead.
+                if table.hasPrefix("bundle_name_index_") { continue }
+                if table == "bundle_name_index" { rows[table] = try Self.comparableNameIndex(db); continue }
+                let values = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).compactMap { row -> String? in
+                    let column: String = row[0]
+                    if varying.contains("\(table).\(column)") || columns.contains("\(table).\(column)") { return nil }
+                    if column == "bundle_id" || column == "application_id" { return "quote((SELECT path FROM bundles WHERE id = \(column)))" }
+                    return "quote(\(column))"
+                }
+                rows[table] = try String.fetchAll(db, sql: "SELECT \(values.joined(separator: " || ' ' || ")) FROM \(table)").sorted()
+            }
+            return rows
+        }
+    }
+
+    /// For each of `bundle_names`' rows, its token count in the trigram index and whether a search
+    /// of its whole name finds it, and a line for each row indexed that `bundle_names` no longer
+    /// has: read-only, where FTS5's 'integrity-check' would need a write.
+    static func comparableNameIndex(_ db: Database) throws -> [String] {
+        let found = "(SELECT count(*) FROM bundle_name_index WHERE bundle_name_index MATCH '\"' || replace(n.name, '\"', '\"\"') || '\"' AND rowid = n.id)"
+        let rows = try String.fetchAll(db, sql: """
+            SELECT quote((SELECT path FROM bundles WHERE id = n.bundle_id)) || ' ' || quote(n.localization) || ' ' || n.key || ' ' || quote(n.name)
+                || ' size ' || ifnull((SELECT hex(sz) FROM bundle_name_index_docsize WHERE id = n.id), 'none') || ' found ' || \(found)
+            FROM bundle_names n
+            """)
+        let strays = try String.fetchAll(db, sql: "SELECT 'indexed without a name: ' || id FROM bundle_name_index_docsize WHERE id NOT IN (SELECT id FROM bundle_names)")
+        return (rows + strays).sorted()
+    }
+
     /// Every list's entries as lines, with the application's path for its id (ids differ between
     /// catalogues), and a line for any entry out of the list's order or naming no application.
     static func comparableLists(_ db: Database) throws -> [String] {

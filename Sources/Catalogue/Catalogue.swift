@@ -37,6 +37,21 @@ public final class Catalogue: Sendable {
         opened = Mutex(try Self.open(path, mode: mode, creationWait: creationWait, lockWait: lockWait))
     }
 
+    /// A catalogue of nothing, in memory: for a server whose pages read a fleet's database and
+    /// that has no local catalogue (`serve-web --database`), so that the local routes find nothing.
+    public static func empty() throws -> Catalogue {
+        let database = try DatabaseQueue()
+        try Schema.migrator.migrate(database)
+        return Catalogue(path: FilePath(":memory:"), mode: .readOnly, opened: Opened(database: database, identity: nil))
+    }
+
+    private init(path: FilePath, mode: Mode, opened: Opened) {
+        self.path = path
+        self.mode = mode
+        lockWait = Self.lockWait
+        self.opened = Mutex(opened)
+    }
+
     /// How long a command's write waits for another process's lock: long enough for another
     /// index's batch.
     public static let lockWait = 5.0

@@ -47,9 +47,15 @@ public struct BundleQuery: Sendable {
     public var identifierIsGlob: Bool { identifier.map { $0.contains("*") || $0.contains("?") } ?? false }
 }
 
-/// SQLite's two patterns: LIKE folds ASCII letters' case and is the faster (a quarter of GLOB's
-/// time with classes at 50,000 bundles); GLOB is case-sensitive, its classes (`[éÉ]`) fold others.
+/// How a name is matched. Text of three characters or more is found through the catalogue's
+/// trigram index (schema v19) in any case, as SQLite's FTS5 folds it (Unicode's simple case
+/// folding); shorter text is a pattern each name is scanned with: LIKE folds ASCII letters' case
+/// and is the faster (a quarter of GLOB's time with classes at 50,000 bundles); GLOB is
+/// case-sensitive, its classes (`[éÉ]`) fold others.
 public enum NamePattern: Sendable, Equatable {
+    /// Text inside a name, any of these forms (the same text in NFC and NFD, where they differ:
+    /// names are kept as written, and macOS writes file names in NFD), each three characters or more.
+    case text([String])
     /// `%`, `_`, and `\\` as the escape.
     case like(String)
     case glob(String)

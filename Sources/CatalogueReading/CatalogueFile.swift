@@ -56,8 +56,7 @@ public enum CatalogueError: Error, CustomStringConvertible {
 public enum CatalogueFile {
     /// The migrations' identifiers in order (GRDB's migrator's in `Schema`, a test holds them equal):
     /// what a complete catalogue of this version has applied.
-    /// (v19 is another branch's, the search index's: where it is merged, this is 1...20.)
-    package static let schemaVersions = (1...18).map { "v\($0)" } + ["v20"]
+    package static let schemaVersions = (1...20).map { "v\($0)" }
 
     /// GRDB's migrator's judgement of a catalogue from the migrations it has applied: one this
     /// version does not know is a newer bundlefs's; for a reader, which needs the catalogue

@@ -65,11 +65,17 @@ package enum CatalogueQueries {
             require("id IN (SELECT bundle_id FROM binaries WHERE lower(platform) = ?)", [runsOn.platform])
         }
         if let pattern = query.name {
-            // `bundle_names` (schema v18): every name of a bundle, one a line, in a narrow table:
-            // a scan of it is a fraction of one of the wide bundles table.
+            // `bundle_names` (schema v19): a row per name, and its trigram index.
             switch pattern {
-            case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE names LIKE ? ESCAPE '\\')", [like])
-            case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE names GLOB ?)", [glob])
+            case let .text(forms):
+                // A phrase of the text's trigrams is the text; the index folds case. A join, not a
+                // nested IN: a word in every bundle ("app") lists 150,000 names, twice as fast so.
+                let phrases = forms.map { "\"" + $0.replacing("\"", with: "\"\"") + "\"" }
+                require("""
+                    id IN (SELECT n.bundle_id FROM bundle_name_index f JOIN bundle_names n ON n.id = f.rowid WHERE bundle_name_index MATCH ?)
+                    """, [phrases.joined(separator: " OR ")])
+            case let .like(like): require("id IN (SELECT bundle_id FROM bundle_names WHERE name LIKE ? ESCAPE '\\')", [like])
+            case let .glob(glob): require("id IN (SELECT bundle_id FROM bundle_names WHERE name GLOB ?)", [glob])
             }
         }
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)

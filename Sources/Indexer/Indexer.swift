@@ -48,6 +48,10 @@ public struct Indexer: Sendable {
     /// Whether applications' claims and type tags are written (`CatalogueWriter`). Off only for
     /// the benchmark, which measures what they add to an index.
     public var writesLaunchServices = true
+    /// Whether a first index (an empty catalogue) makes its secondary indexes, triggers and derived
+    /// rows once at its end (`Catalogue.buildingIndexesAfterwards`) rather than row by row. Off only
+    /// in tests, which hold what that path writes to what the plain one writes.
+    public var buildsIndexesAfterwards = true
 
     public init(catalogue: any CatalogueWriting, options: ScanOptions = ScanOptions()) {
         self.catalogue = catalogue
@@ -75,7 +79,9 @@ public struct Indexer: Sendable {
 
         let scanner = TreeScanner(root: root, known: known, options: scanOptions, progress: progress)
         let sink = CatalogueSink(catalogue: catalogue, writesLaunchServices: writesLaunchServices)
-        let result = try catalogue.checkpointingSparsely { try catalogue.buildingIndexesAfterwards { scanner.scan(into: sink) } }
+        let result = try catalogue.checkpointingSparsely {
+            buildsIndexesAfterwards ? try catalogue.buildingIndexesAfterwards { scanner.scan(into: sink) } : scanner.scan(into: sink)
+        }
         try sink.check()
 
         let staleDirectories = known.directories(notIn: result.visitedKnownDirectories)

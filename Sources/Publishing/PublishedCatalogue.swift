@@ -287,6 +287,11 @@ public final class PublishedCatalogue {
     /// The bundles matching a query on every host (or one), by host then path: the order `query`
     /// lists one catalogue in.
     public func bundles(matching query: BundleQuery, host: String? = nil) throws -> [PublishedBundle] {
+        try bundles(matching: query, host: host, limit: nil).bundles
+    }
+
+    /// The first `limit` of them (all without one), and how many match in all.
+    public func bundles(matching query: BundleQuery, host: String? = nil, limit: Int?) throws -> (bundles: [PublishedBundle], count: Int) {
         var conditions: [String] = []
         var parameters: [String?] = []
         func parameter(_ value: String) -> String {
@@ -312,11 +317,21 @@ public final class PublishedCatalogue {
         if let arch = query.arch {
             conditions.append("(b.host, b.path) IN (SELECT host, path FROM bundlefs_binaries WHERE arch = \(parameter(arch)))")
         }
+        if let pattern = query.name {
+            // `names` (schema v4): lower-cased NFC, so any form typed finds any form written.
+            guard case let .text(forms) = pattern, let text = forms.first else { throw PostgresError("a name pattern of the local catalogue's SQL") }
+            let escaped = PublishedRows.searchForm(text).replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
+            conditions.append("b.names LIKE \(parameter("%" + escaped + "%"))")
+        }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let rows = try connection.execute("SELECT b.host, b.record FROM bundlefs_bundles b \(whereClause) ORDER BY b.host, b.path", parameters)
-        return try rows.rows.map { row in
+        let rows = try connection.execute("SELECT b.host, b.record FROM bundlefs_bundles b \(whereClause) ORDER BY b.host, b.path"
+                                          + (limit.map { " LIMIT \($0)" } ?? ""), parameters)
+        let bundles = try rows.rows.map { row in
             guard let host = row[0], row[1] != nil else { throw PostgresError("a bundle row without its record") }
             return PublishedBundle(host: host, record: try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[1])))
         }
+        guard let limit, bundles.count >= limit else { return (bundles, bundles.count) }
+        let count = try connection.execute("SELECT count(*) FROM bundlefs_bundles b \(whereClause)", parameters).scalar
+        return (bundles, Int(count ?? "") ?? bundles.count)
     }
 }

@@ -1,12 +1,13 @@
 import BundleModel
 import Catalogue
 import Codecs
+import Foundation
 import SystemCalls
 
 /// The PostgreSQL rows of a bundle: the columns lookups filter on, and the whole record.
 enum PublishedRows {
     static let bundleColumns = ["host", "path", "path_text", "identifier", "identifier_key", "kind", "name", "version", "short_version",
-                                "in_archive", "error_count", "record"]
+                                "in_archive", "error_count", "record", "names"]
     static let binaryColumns = ["host", "path", "slice", "arch", "uuid_key"]
     static let claimColumns = ["host", "path", "target_kind", "target", "role", "rank"]
     static let tagColumns = ["host", "path", "kind", "value", "type_key"]
@@ -42,6 +43,13 @@ enum PublishedRows {
         String(decoding: identifier.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
+    /// A name or a searched text as the `names` column keeps it: lower-cased (Swift's: PostgreSQL's
+    /// depends on the database's locale), in NFC, so that LIKE compares bytes; without NUL, which
+    /// PostgreSQL's text cannot hold (a strings file's value may).
+    static func searchForm(_ text: String) -> String {
+        String(text.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars.filter { $0 != "\0" })
+    }
+
     static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, dependents: inout Dependents) {
         let key = key(record.key)
         let identifier = record.identifier
@@ -50,6 +58,7 @@ enum PublishedRows {
             identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind.rawValue), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
+            .text(record.searchedNames.map(searchForm).joined(separator: "\n")),
         ])
         for (index, slice) in record.binaries.enumerated() {
             dependents.binaries.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])

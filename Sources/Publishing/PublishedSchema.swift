@@ -91,12 +91,21 @@ enum PublishedSchema {
         CREATE INDEX bundlefs_type_tags_by_bundle ON bundlefs_type_tags (host, path);
         ALTER TABLE bundlefs_hosts ADD COLUMN rows_version integer NOT NULL DEFAULT 2;
         """,
+        // v4: each bundle's names (`BundleRecord.searchedNames`), lower-cased in NFC one a line,
+        // and pg_trgm's trigram index of them (contrib; a trusted extension, so the database's
+        // owner may create it), so that a word search across a million rows reads only those whose
+        // names hold it. Made from records, in Swift: `rows_version` 4 has every host sent whole.
+        """
+        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+        ALTER TABLE bundlefs_bundles ADD COLUMN names text NOT NULL DEFAULT '';
+        CREATE INDEX bundlefs_bundles_by_names ON bundlefs_bundles USING gin (names gin_trgm_ops);
+        """,
     ]
 
     /// The version whose rows a publisher writes for each bundle: raised by a migration that adds
     /// rows derived from records, which SQL cannot fill in. A host whose `rows_version` is lower
     /// is sent whole by its next publisher; `open-with --database` needs this version.
-    static let rowsVersion = 3
+    static let rowsVersion = 4
 
     /// The tables each version adds, in the order of `migrations`: a database whose tables are not
     /// those of its recorded version was damaged (a table dropped, `bundlefs_schema` emptied).
@@ -104,6 +113,7 @@ enum PublishedSchema {
         ["bundlefs_hosts", "bundlefs_bundles", "bundlefs_binaries"],
         ["bundlefs_publishers"],
         ["bundlefs_launch_claims", "bundlefs_type_tags"],
+        [],
     ]
 
     /// What a migration found before it changed anything.

@@ -31,24 +31,50 @@ struct DirectoryTask: Sendable {
         ScanStart(path: path, hasSidecar: hasSidecar, enclosingBundle: enclosingBundle, isStructural: isStructural, structure: structure, inode: inode)
     }
 
-    /// The task for a subdirectory, carrying the structure of `bundle` when this directory is one.
+    /// The task for a subdirectory, carrying the structure of `bundle` when this directory is one,
+    /// and the listings an inspection made of it and below it (`ListingsByChild`).
     func child(
-        _ name: FileName, hasSidecar: Bool, bundle: BundleStructure?, listings: [FilePath: ListingRecorder.Listed], opened: Descriptor?
+        _ name: FileName, hasSidecar: Bool, bundle: BundleStructure?, listings: ListingsByChild.Entry?, opened: Descriptor?
     ) -> DirectoryTask {
         let (isStructural, below) = (bundle ?? structure).descending(into: name)
         var task = DirectoryTask(
             path: path.appending(name), hasSidecar: hasSidecar,
             enclosingBundle: bundle != nil ? path : enclosingBundle, isStructural: isStructural, structure: below,
             parent: opened, node: Node(parent: node))
-        if !listings.isEmpty {
-            let top = FilePath(name)
-            task.listing = listings[top]
-            for (relative, listed) in listings {
-                if let below = relative.relative(to: top), !below.isEmpty { task.listingsBelow[below] = listed }
-            }
+        if let listings {
+            task.listing = listings.own
+            task.listingsBelow = listings.below
         }
         return task
     }
+}
+
+/// The listings an inspection made below a directory (by path relative to it), sorted once by
+/// the subdirectory they lie in: each subdirectory's task takes its own, instead of every
+/// subdirectory testing every listing (a bundle's lprojs times its listings).
+struct ListingsByChild {
+    struct Entry {
+        var own: ListingRecorder.Listed?
+        var below: [FilePath: ListingRecorder.Listed] = [:]
+    }
+
+    private(set) var entries: [FileName: Entry] = [:]
+
+    init(_ listings: [FilePath: ListingRecorder.Listed]) {
+        for (relative, listed) in listings {
+            let text = relative.string
+            // Names never hold a slash (`FileNameCoding`): the first one ends the child's name.
+            if let slash = text.utf8.firstIndex(of: UInt8(ascii: "/")) {
+                let rest = text[text.utf8.index(after: slash)...]
+                guard !rest.isEmpty else { continue }
+                entries[FileName(String(text[..<slash])), default: Entry()].below[FilePath(String(rest))] = listed
+            } else if !text.isEmpty {
+                entries[FileName(text), default: Entry()].own = listed
+            }
+        }
+    }
+
+    subscript(name: FileName) -> Entry? { entries.isEmpty ? nil : entries[name] }
 }
 
 /// Post-order bookkeeping: a directory's row is released only when its own listing and all its

@@ -136,7 +136,7 @@ final class Walk: Sendable {
         let structure = isBundle ? scanner.known.structures[task.path] ?? BundleStructure(patterns: []) : nil
         let children = scanner.known.children(of: task.path).map { name in
             task.child(name, hasSidecar: !scanner.known.sidecars.isEmpty && scanner.known.sidecars[task.path.appending(name)] != nil,
-                       bundle: structure, listings: [:], opened: nil)
+                       bundle: structure, listings: nil, opened: nil)
         }
         if scanner.options.shallow {
             log.childStarts += children.map(\.start)
@@ -205,11 +205,12 @@ final class Walk: Sendable {
         // AppleDouble sidecars are rare outside Mac-written shares: build the set only when needed.
         let sidecarNames = entries.contains { $0.name.hasPrefix("._") } ? Set(entries.lazy.map(\.name).filter { $0.hasPrefix("._") }) : []
         let structure = record.map(BundleStructure.init(record:))
+        let listingsByChild = ListingsByChild(listings)
         var children: [DirectoryTask] = []
         for entry in entries where entry.type == .directory {
             if !scanner.options.excluded.isEmpty && scanner.options.excluded.contains(path.appending(entry.name)) { continue }
             let hasSidecar = !sidecarNames.isEmpty && sidecarNames.contains(entry.name.prefixed("._"))
-            var child = task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listings, opened: descriptor)
+            var child = task.child(entry.name, hasSidecar: hasSidecar, bundle: structure, listings: listingsByChild[entry.name], opened: descriptor)
             child.inode = entry.inode
             children.append(child)
         }

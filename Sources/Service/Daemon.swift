@@ -48,8 +48,13 @@ public final class Daemon: Sendable {
         self.roots = roots
         do {
             // Without a watcher, another process (`watch`) keeps the catalogue current: only read it.
-            catalogue = try plan.watches ? Catalogue(path: plan.catalogue, mode: .readWrite, lockWait: Catalogue.daemonLockWait)
-                                         : Catalogue(path: plan.catalogue, mode: .readOnly)
+            // A server of a fleet's pages needs none; one there still serves its files.
+            if plan.readsOnlyAFleet, (try? FileStatus.of(plan.catalogue, followSymlinks: true)) == nil {
+                catalogue = try Catalogue.empty()
+            } else {
+                catalogue = try plan.watches ? Catalogue(path: plan.catalogue, mode: .readWrite, lockWait: Catalogue.daemonLockWait)
+                                             : Catalogue(path: plan.catalogue, mode: .readOnly)
+            }
         } catch let error as CatalogueError {
             throw DaemonError("\(error)")
         }

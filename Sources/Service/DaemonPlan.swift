@@ -28,6 +28,11 @@ extension Daemon {
 
         /// Whether a watcher keeps the catalogue current, and so whether the daemon writes it.
         public var watches: Bool { !roots.isEmpty }
+        /// Only web pages of a fleet's PostgreSQL database (`serve-web --database`): nothing of
+        /// this plan needs a local catalogue.
+        var readsOnlyAFleet: Bool {
+            !watches && publish == nil && !http.isEmpty && http.allSatisfy { $0.web.database != nil }
+        }
     }
 
     public struct ViewPlan: Sendable {

@@ -11,8 +11,13 @@ struct PostgresFleet: FleetSource {
     let host: String?
 
     func bundles(matching query: BundleQuery) throws -> [(host: String, record: BundleRecord)] {
+        try bundles(matching: query, limit: nil).bundles
+    }
+
+    func bundles(matching query: BundleQuery, limit: Int?) throws -> (bundles: [(host: String, record: BundleRecord)], count: Int) {
         do {
-            return try PublishedCatalogue(readingFrom: url).bundles(matching: query, host: host).map { ($0.host, $0.record) }
+            let (found, count) = try PublishedCatalogue(readingFrom: url).bundles(matching: query, host: host, limit: limit)
+            return (found.map { ($0.host, $0.record) }, count)
         } catch {
             throw FleetError(description: "\(PostgresURL.redacted(url)): \(error)")
         }

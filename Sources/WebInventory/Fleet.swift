@@ -8,4 +8,6 @@ public protocol FleetSource: Sendable {
     /// The published bundles matching a query (every host's, or the one `--host` named), each
     /// with its host, by host and path. Read at each request: a publisher's rows as they are.
     func bundles(matching query: BundleQuery) throws -> [(host: String, record: BundleRecord)]
+    /// The first `limit` of them (all without one) and how many match in all.
+    func bundles(matching query: BundleQuery, limit: Int?) throws -> (bundles: [(host: String, record: BundleRecord)], count: Int)
 }

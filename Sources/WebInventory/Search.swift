@@ -77,27 +77,31 @@ struct Search: Sendable {
         return try catalogue.bundlePage(matching: query, limit: limit)
     }
 
-    /// The fleet's answer (`--database`): PostgreSQL narrows by what it indexes (identifier,
-    /// kind, path, UUID, architecture); a word is matched here, against each record's names.
-    func bundles(in fleet: any FleetSource) throws -> [(host: String?, record: BundleRecord)] {
-        let found = try fleet.bundles(matching: narrowing)
-        guard case let .words(words) = text else { return found.map { ($0.host, $0.record) } }
-        let needle = words.lowercased()
-        return found.filter { Self.hasName($0.record, containing: needle) }.map { ($0.host, $0.record) }
+    /// The fleet's answer (`--database`), the first `limit` and how many in all: PostgreSQL
+    /// matches everything, words too (in its trigram index of each bundle's names, lower-cased).
+    func bundles(in fleet: any FleetSource, limit: Int?) throws -> (bundles: [(host: String?, record: BundleRecord)], count: Int) {
+        var query = narrowing
+        if case let .words(words) = text { query.name = .text(NameForms.of(words)) }
+        let (found, count) = try fleet.bundles(matching: query, limit: limit)
+        return (found.map { ($0.host, $0.record) }, count)
     }
 
     /// Whether one of the record's names, lower-cased, holds `needle` (the words lower-cased once
     /// by the caller): Swift's case folding, where SQL's cannot decide.
     static func hasName(_ record: BundleRecord, containing needle: String) -> Bool {
-        names(record).contains { $0.lowercased().contains(needle) }
+        record.searchedNames.contains { $0.lowercased().contains(needle) }
     }
 
-    /// The pattern that finds `words` inside a name, in any case, and whether it is exact. A
-    /// word of ASCII and letters without case is a LIKE (SQLite folds ASCII case). Otherwise a
-    /// GLOB: each letter with case a class of its two cases (`[éÉ]`), wildcards as classes so they
-    /// are text; a letter whose other case is not one letter (`ß`, `İ`) becomes `*`, and Swift's
-    /// comparison then decides among the candidates.
+    /// The pattern that finds `words` inside a name, in any case, and whether it is exact. Three
+    /// characters or more are text for the catalogue's trigram index, in NFC and NFD. Shorter
+    /// words are scanned for: of ASCII and letters without case a LIKE (SQLite folds ASCII case);
+    /// otherwise a GLOB, each letter with case a class of its two cases (`[éÉ]`), wildcards as
+    /// classes so they are text; a letter whose other case is not one letter (`ß`, `İ`) becomes
+    /// `*`, and Swift's comparison then decides among the candidates.
     static func namePattern(_ words: String) -> (pattern: NamePattern, exact: Bool) {
+        // NUL would end the index's query early; such words are scanned for, and Swift decides.
+        let forms = NameForms.of(words), hasNUL = words.unicodeScalars.contains("\0")
+        if forms[0].unicodeScalars.count >= 3, !hasNUL { return (.text(forms), true) }
         let folded = words.lowercased()
         if folded.allSatisfy({ $0.isASCII || String($0).uppercased() == String($0) }) {
             var like = "%"
@@ -105,8 +109,7 @@ struct Search: Sendable {
                 if "%_\\".contains(character) { like += "\\" }
                 like.append(character)
             }
-            // Names are stored one a line: a word across a line break is for Swift to judge.
-            return (.like(like + "%"), !folded.contains("\n"))
+            return (.like(like + "%"), !hasNUL)
         }
         var glob = "*", exact = true
         for character in folded {
@@ -120,20 +123,6 @@ struct Search: Sendable {
                 exact = false
             }
         }
-        return (.glob(glob + "*"), exact && !folded.contains("\n"))
-    }
-
-    /// Every name a reader may know a bundle by: its identifier, its real name, and its display
-    /// name in each of its localizations (rules 13 and 16, the model's own choice per language).
-    static func names(_ record: BundleRecord) -> [String] {
-        var names = [record.name.string, record.displayName(for: [])]
-        if let identifier = record.identifier { names.append(identifier) }
-        for localization in record.infoPlistStrings.keys {
-            if let tag = LanguageTag(localization.string) { names.append(record.displayName(for: [tag])) }
-            for key in ["CFBundleDisplayName", "CFBundleName"] {
-                if let value = record.infoPlistStrings[localization]?[key] { names.append(value) }
-            }
-        }
-        return names
+        return (.glob(glob + "*"), exact && !hasNUL)
     }
 }

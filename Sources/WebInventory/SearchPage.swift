@@ -37,10 +37,7 @@ extension WebInventory {
 
     /// A search's answer from the local catalogue, or with `--database` the fleet's (each with its host).
     func found(_ search: Search, limit: Int?) throws -> (bundles: [(host: String?, record: BundleRecord)], count: Int) {
-        if let fleet {
-            let all = try search.bundles(in: fleet)
-            return (limit.map { Array(all.prefix($0)) } ?? all, all.count)
-        }
+        if let fleet { return try search.bundles(in: fleet, limit: limit) }
         let (bundles, count) = try search.bundles(in: catalogue, limit: limit)
         return (bundles.map { (nil, $0.record) }, count)
     }

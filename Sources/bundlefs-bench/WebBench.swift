@@ -11,7 +11,8 @@ import TestSupport
 enum WebBench {
     static let searches = 100
 
-    static func run(binary: String, output: String, bundles: Int, report: inout Report) throws {
+    /// - Parameter fleet: also the `--database` figures (`--skip-web-fleet` leaves them out).
+    static func run(binary: String, output: String, bundles: Int, fleet withFleet: Bool, report: inout Report) throws {
         let root = Paths.join(output, "web-tree")
         let tree = BenchmarkTree(root: root, bundles: bundles)
         if !tree.isComplete {
@@ -56,6 +57,51 @@ enum WebBench {
         _ = Timing.run("/usr/bin/curl", ["-s", "-o", first, server.url + "/"])
         let bytes = (try? FileStatus.of(FilePath(first)))?.size ?? 0
         report.add("serve-web: first page", value: "\(bytes) bytes", goal: "< 100 KB")
+        try server.stop()
+        guard withFleet else { return }
+        try fleet(binary: binary, catalogue: catalogue, output: output, bundles: bundles, words: words, globs: globs, report: &report)
+    }
+
+    static let hosts = 50
+    static let rowsPerHost = 20_000
+
+    /// `serve-web --database` over a million rows from 50 hosts in a PostgreSQL the bench starts:
+    /// the catalogue published once, then copied in SQL to 50 hosts of 20,000 bundles each (a
+    /// window of the 50,000, so hosts share most applications, as a fleet does), then the same
+    /// searches, timed by the server. The server has no local catalogue.
+    static func fleet(binary: String, catalogue: String, output: String, bundles: Int, words: [String], globs: [String], report: inout Report) throws {
+        let database = try PostgresServer()
+        progress("publishing \(bundles) bundles and copying them to \(hosts) hosts of \(rowsPerHost) ...")
+        _ = Timing.run(binary, ["publish", database.url, "--host", "seed"], environment: ["BUNDLEFS_CATALOGUE": catalogue])
+        let copied = try Timing.seconds {
+            try database.psql("""
+                INSERT INTO bundlefs_hosts SELECT 'mac-' || n, catalogue, sent_through, \(rowsPerHost), whole_at, updated_at, rows_version
+                    FROM bundlefs_hosts, generate_series(1, \(hosts)) n WHERE host = 'seed';
+                INSERT INTO bundlefs_bundles (host, path, path_text, identifier, identifier_key, kind, name, version, short_version, in_archive,
+                        error_count, record, names)
+                    SELECT 'mac-' || n, path, path_text, identifier, identifier_key, kind, name, version, short_version, in_archive, error_count, record, names
+                    FROM (SELECT *, row_number() OVER (ORDER BY path) - 1 AS i FROM bundlefs_bundles WHERE host = 'seed') b, generate_series(1, \(hosts)) n
+                    WHERE (b.i + n * \(bundles / hosts)) % \(bundles) < \(rowsPerHost);
+                DELETE FROM bundlefs_hosts WHERE host = 'seed';
+                ANALYZE;
+                """, timeout: 3600)
+        }
+        let rows = try database.psql("SELECT count(*) FROM bundlefs_bundles")
+        report.notes.append(String(format: "serve-web --database: %@ rows from %d hosts copied in SQL in %.0f s (the names' trigram index kept as they went in)",
+                                   rows, hosts, copied))
+        let log = Paths.join(output, "serve-web-fleet.log")
+        let server = try SymbolServerProcess(catalogue: Paths.join(output, "no-catalogue.sqlite"), logFile: log, binary: binary, command: "serve-web",
+                                             arguments: ["--database", database.url])
+        defer { _ = try? server.stop() }
+        let root = Paths.join(output, "web-tree")
+        for (label, targets, goal) in [("search by a word (\"app N\")", words, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by identifier glob", globs, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by a word in every bundle (\"app\", 200 listed)", Array(repeating: "/?q=app", count: 5), "")] {
+            let times = try serverTimes(server: server, log: log, targets: targets, root: root, output: output)
+            report.add("serve-web --database, \(rows) rows of \(hosts) hosts: \(label)",
+                       value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests)", Timing.percentile(times, 0.5), Timing.percentile(times, 0.99), times.count),
+                       goal: goal)
+        }
     }
 
     /// Fetches each target over one connection; the server's time for each, from its log.

@@ -383,17 +383,35 @@ import TestSupport
     }
 }
 
-/// v18's `bundle_names` (issue 40: serve-web's word search scans it, not the wide bundles table):
-/// filled by the migration from the rows a v17 catalogue has, then kept equal to them by triggers
-/// through the writer's inserts, updates of names and localized strings, renames and removals.
+/// v19's `bundle_names` and its trigram index (issue 40: serve-web's word search reads the names
+/// that hold the word, not every name): filled by the migration from the rows a v18 catalogue has,
+/// replacing v18's table, then kept equal to them by triggers through the writer's inserts,
+/// updates of names and localized strings, renames and removals. FTS5's integrity check with
+/// rank 1 compares the index with the rows, so an index left behind by a write fails it.
 @Suite struct BundleNamesMigrationTests {
     func names(_ catalogue: Catalogue) throws -> [String] {
         try catalogue.read { db in
-            try String.fetchAll(db, sql: "SELECT b.path || ': ' || replace(n.names, char(10), '|') FROM bundle_names n JOIN bundles b ON b.id = n.bundle_id ORDER BY b.path")
+            try String.fetchAll(db, sql: """
+                SELECT b.path || ': ' || group_concat(ifnull(n.localization || ':', '') || n.name, '|') FROM bundles b JOIN
+                    (SELECT * FROM bundle_names ORDER BY localization IS NOT NULL, localization, key) n ON n.bundle_id = b.id GROUP BY b.id ORDER BY b.path
+                """)
         }
     }
 
-    @Test func aV17CatalogueGetsItsNamesAndWritesKeepThem() throws {
+    func found(_ catalogue: Catalogue, _ text: String) throws -> [String] {
+        try catalogue.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT b.name FROM bundles b JOIN bundle_names n ON n.bundle_id = b.id
+                WHERE n.id IN (SELECT rowid FROM bundle_name_index WHERE bundle_name_index MATCH ?) ORDER BY b.name
+                """, arguments: ["\"\(text)\""])
+        }
+    }
+
+    func checkIndex(_ catalogue: Catalogue) throws {
+        try catalogue.write { db in try db.execute(sql: "INSERT INTO bundle_name_index (bundle_name_index, rank) VALUES ('integrity-check', 1)") }
+    }
+
+    @Test func aV18CatalogueGetsItsNamesIndexedAndWritesKeepThem() throws {
         let fixture = try IndexFixture()
         fixture.tree.macApp("Apps/Chess.app", identifier: "org.example.chess", info: ["CFBundleName": .string("Chess")],
                             localizedStrings: ["de": ["CFBundleDisplayName": "Schach"], "fr": ["CFBundleDisplayName": "Échecs", "Other": "ignored"]])
@@ -401,17 +419,28 @@ import TestSupport
         try fixture.index()
         let root = fixture.tree.root
         let written = [
-            "\(root)/Apps/Chess.app: Chess.app|org.example.chess|Chess||Schach|Échecs",
-            "\(root)/Apps/Plain.app: Plain.app||||",
+            "\(root)/Apps/Chess.app: Chess|org.example.chess|Chess.app|de:Schach|fr:Échecs",
+            "\(root)/Apps/Plain.app: Plain.app",
         ]
         #expect(try names(fixture.catalogue) == written)
-        // As v17 left it: no table, no triggers.
+        // As v18 left it: its table of names one a line, and its triggers writing that table.
         try fixture.catalogue.write { db in
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v18'; DROP TABLE bundle_names")
-            for trigger in ["insert", "update", "delete", "string_insert", "string_delete"] { try db.execute(sql: "DROP TRIGGER bundle_names_\(trigger)") }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v19'; DROP TABLE bundle_name_index; DROP TABLE bundle_names")
+            for trigger in ["insert", "update", "delete", "string_insert", "string_delete", "string_update"] { try db.execute(sql: "DROP TRIGGER bundle_names_\(trigger)") }
+            try db.execute(sql: """
+                CREATE TABLE bundle_names (bundle_id INTEGER PRIMARY KEY, names TEXT NOT NULL);
+                INSERT INTO bundle_names SELECT id, name FROM bundles;
+                CREATE TRIGGER bundle_names_insert AFTER INSERT ON bundles BEGIN INSERT OR REPLACE INTO bundle_names VALUES (NEW.id, NEW.name); END;
+                CREATE TRIGGER bundle_names_update AFTER UPDATE OF name ON bundles BEGIN INSERT OR REPLACE INTO bundle_names VALUES (NEW.id, NEW.name); END;
+                CREATE TRIGGER bundle_names_delete AFTER DELETE ON bundles BEGIN DELETE FROM bundle_names WHERE bundle_id = OLD.id; END;
+                CREATE TRIGGER bundle_names_string_insert AFTER INSERT ON localized_strings BEGIN INSERT OR REPLACE INTO bundle_names VALUES (NEW.bundle_id, NEW.value); END;
+                CREATE TRIGGER bundle_names_string_delete AFTER DELETE ON localized_strings BEGIN DELETE FROM bundle_names WHERE bundle_id = OLD.bundle_id; END;
+                """)
         }
         let migrated = try Catalogue(path: fixture.catalogue.path, mode: .readWrite)
         #expect(try names(migrated) == written, "filled by the migration")
+        try checkIndex(migrated)
+        #expect(try found(migrated, "SCHACH") == ["Chess.app"], "indexed, any case")
 
         fixture.tree.macApp("Apps/Chess.app", identifier: "org.example.chess", info: ["CFBundleName": .string("Chess")],
                             localizedStrings: ["de": ["CFBundleDisplayName": "Schachspiel"]])
@@ -420,10 +449,16 @@ import TestSupport
         _ = try Indexer(catalogue: migrated, options: fixture.options).index(root: FilePath(root))
         let after = try names(migrated)
         #expect(after == [
-            "\(root)/Apps/Chess.app: Chess.app|org.example.chess|Chess||Schachspiel|Échecs", // fr.lproj is still there
-            "\(root)/Apps/New.app: New.app|org.example.new|||",
-            "\(root)/Apps/Renamed.app: Renamed.app||||",
+            "\(root)/Apps/Chess.app: Chess|org.example.chess|Chess.app|de:Schachspiel|fr:Échecs", // fr.lproj is still there
+            "\(root)/Apps/New.app: org.example.new|New.app",
+            "\(root)/Apps/Renamed.app: Renamed.app",
         ], "\(after)")
-        #expect(try migrated.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bundle_names") } == 3, "no row left behind")
+        try checkIndex(migrated)
+        #expect(try found(migrated, "spiel") == ["Chess.app"] && found(migrated, "plain").isEmpty && found(migrated, "renamed") == ["Renamed.app"])
+        try migrated.write { db in try db.execute(sql: "UPDATE localized_strings SET value = 'Échiquier' WHERE localization = 'fr'") }
+        #expect(try found(migrated, "ÉCHIQ") == ["Chess.app"] && found(migrated, "checs").isEmpty, "a string updated in place")
+        try migrated.write { db in try db.execute(sql: "DELETE FROM bundles") }
+        try checkIndex(migrated)
+        #expect(try migrated.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bundle_names") } == 0, "no row left behind")
     }
 }

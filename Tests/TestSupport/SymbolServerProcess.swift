@@ -12,12 +12,13 @@ public final class SymbolServerProcess: @unchecked Sendable {
 
     /// - Parameter binary: the `bundlefs` to run (the benchmark's release build), else the tests'.
     /// - Parameter command: `serve-web` serves the same routes and says where it listens the same way.
+    /// - Parameter arguments: the command's others (`--database URL`).
     public init(catalogue: String, logFile: String, environment: [String: String] = [:], binary: String? = nil, logLevel: String = "debug",
-                command: String = "serve-symbols") throws {
+                command: String = "serve-symbols", arguments: [String] = []) throws {
         self.logFile = logFile
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: binary ?? Subprocess.bundlefs)
-        process.arguments = [command, "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", logLevel]
+        process.arguments = [command, "--listen", "127.0.0.1:0", "--catalogue", catalogue, "--log-level", logLevel] + arguments
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         process.environment = merged

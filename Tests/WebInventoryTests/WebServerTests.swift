@@ -52,6 +52,70 @@ import TestSupport
         #expect(page.components(separatedBy: "org.example.tool").count - 1 == 200)
     }
 
+    /// A word of three characters or more is found through the catalogue's trigram index
+    /// (schema v19), in any case and in either normalization form: a file name macOS wrote in
+    /// NFD is found by the NFC a keyboard types, and the other way round; shorter words are
+    /// scanned for. The index's query language is no part of a word: quotes and operators are text.
+    @Test func aWordIsFoundInNFCOrNFDAndInAnyScript() throws {
+        let fixture = try WebFixture()
+        fixture.tree.macApp("Applications/Cafe\u{301} Noir.app", identifier: "org.example.nfd") // as macOS writes it
+        fixture.tree.macApp("Applications/Crème.app", identifier: "org.example.nfc",
+                            info: ["LSHasLocalizedDisplayName": .bool(true), "CFBundleDevelopmentRegion": .string("en")],
+                            localizedStrings: ["de": ["CFBundleDisplayName": "Größenrechner"], "ja": ["CFBundleDisplayName": "電卓アプリ"]])
+        fixture.tree.macApp("Applications/Quote.app", identifier: "org.example.quote", info: ["CFBundleName": .string("say \"hi\" NEAR(x)")])
+        try fixture.index()
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"))
+        func identifiers(_ q: String) throws -> [String] {
+            let escaped = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+            let answer = try FetchedAnswer.get(server.url + "/api/bundles?q=" + escaped, in: fixture.temporary)
+            #expect(answer.status == 200, "q=\(q): \(answer.text)")
+            return try JSONValue.parse(answer.text).arrayValue?.compactMap { $0["identifier"]?.stringValue } ?? []
+        }
+        #expect(try identifiers("CAF\u{C9}") == ["org.example.nfd"], "typed in NFC, written in NFD")
+        #expect(try identifiers("cafe\u{301} n") == ["org.example.nfd"])
+        #expect(try identifiers("CRE\u{300}ME") == ["org.example.nfc"], "typed in NFD, written in NFC")
+        #expect(try identifiers("crème") == ["org.example.nfc"])
+        #expect(try identifiers("GRÖSSEN").isEmpty, "ß is not ss")
+        #expect(try identifiers("größenRECHNER") == ["org.example.nfc"], "German, any case")
+        #expect(try identifiers("rechner") == ["org.example.calculator", "org.example.nfc"])
+        #expect(try identifiers("電卓ア") == ["org.example.nfc"], "Japanese, through the index")
+        #expect(try identifiers("電卓") == ["org.example.nfc"], "two characters, scanned for")
+        #expect(try identifiers("\"hi\" near(") == ["org.example.quote"], "quotes and operators are text")
+        #expect(try identifiers("\"\"\"").isEmpty, "nothing, and no error")
+    }
+
+    /// The word search over a catalogue a watcher keeps: its first index fills the names and
+    /// their trigram index at its end, with no trigger live meanwhile; then the triggers keep both
+    /// as bundles come, are renamed and go.
+    @Test func aWatchedCatalogueIsSearchedAsItChanges() throws {
+        let temporary = TemporaryDirectory("web-watch")
+        let tree = TreeWriter(root: temporary.appending("tree"))
+        let localized: [String: PlistValue] = ["LSHasLocalizedDisplayName": .bool(true), "CFBundleDevelopmentRegion": .string("en")]
+        tree.macApp("Applications/Calculator.app", identifier: "org.example.calculator", info: localized, localizedStrings: ["de": ["CFBundleDisplayName": "Rechner"]])
+        let catalogue = temporary.appending("catalogue.sqlite")
+        let watcher = try WatcherProcess(roots: [tree.root], catalogue: catalogue, logFile: temporary.appending("watch.log"))
+        try watcher.waitUntilWatching()
+        let server = try WebServerProcess(catalogue: catalogue, logFile: temporary.appending("web.log"))
+        func identifiers(_ q: String) throws -> Set<String> {
+            let escaped = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+            let answer = try FetchedAnswer.get(server.url + "/api/bundles?q=" + escaped, in: temporary)
+            guard answer.status == 200 else { throw WatcherFailure("q=\(q): \(answer.status) \(answer.text)") }
+            return Set(try JSONValue.parse(answer.text).arrayValue?.compactMap { $0["identifier"]?.stringValue } ?? [])
+        }
+        #expect(try identifiers("rechner") == ["org.example.calculator"], "a localized name, from the first index")
+        #expect(try identifiers("calcul") == ["org.example.calculator"], "a file name, from the first index")
+
+        tree.macApp("Applications/Abacus.app", identifier: "org.example.abacus", info: localized, localizedStrings: ["de": ["CFBundleDisplayName": "Taschenrechner"]])
+        try poll(timeout: 120, "the new bundle's German name to be found") { try identifiers("rechner") == ["org.example.abacus", "org.example.calculator"] }
+        tree.rename("Applications/Abacus.app", "Applications/Zählrahmen.app")
+        try poll(timeout: 120, "the renamed bundle to be found by its new name") { try identifiers("zählrahmen") == ["org.example.abacus"] }
+        tree.remove("Applications/Calculator.app")
+        try poll(timeout: 120, "the removed bundle's names to be gone") { try identifiers("rechner") == ["org.example.abacus"] }
+        #expect(try identifiers("calcul").isEmpty)
+        #expect(try identifiers("abacus") == ["org.example.abacus"], "its identifier")
+        try watcher.stop()
+    }
+
     @Test func apiOpenWithGivesWhatOpenWithJsonGives() throws {
         let fixture = try WebFixture()
         fixture.tree.macApp("Applications/Viewer.app", identifier: "org.example.viewer", info: [
