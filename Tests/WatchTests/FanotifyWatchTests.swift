@@ -207,8 +207,9 @@ import TestSupport
 /// A tree and its surroundings on a tmpfs of their own, the catalogue elsewhere: every event the
 /// mark reports comes from what the test does there.
 final class OwnFilesystem: @unchecked Sendable {
-    let directory = TemporaryDirectory("fanotify")
+    // Released in this order: the mount first, so the directory's removal finds its `fs` empty.
     let mount: TmpfsMount
+    let directory = TemporaryDirectory("fanotify")
     let tree: TreeWriter
     let outside: TreeWriter
     var catalogue: String { directory.appending("cache/catalogue.sqlite") }
