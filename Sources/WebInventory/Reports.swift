@@ -14,6 +14,11 @@ struct RosettaRow {
     var archs: [String]
     var host: String
 
+    /// Its executable has a slice an arm64 Mac runs natively (`RunTarget.nativeArchitectures`).
+    var isNativeOnArm64: Bool { archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }
+    /// Mac code, none of it native on an arm64 Mac: what Rosetta translates.
+    var needsRosetta: Bool { !archs.isEmpty && !isNativeOnArm64 }
+
     var json: JSONValue {
         .object([("path", .string(record.key.string)), ("identifier", .optional(record.identifier)), ("displayName", .string(name)),
                  ("version", .optional(record.shortVersion ?? record.version)), ("architectures", .strings(archs)), ("host", .string(host))])
@@ -36,7 +41,7 @@ extension WebInventory {
     /// `--runs-on macos/arm64` does not, for Mac code only (a GNUstep ELF application is not a
     /// Mac's to translate).
     func rosettaRows(languages: [LanguageTag]) throws -> [RosettaRow] {
-        try applicationArchitectures(languages: languages).filter { !$0.archs.isEmpty && !$0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }
+        try applicationArchitectures(languages: languages).filter(\.needsRosetta)
     }
 
     /// Every Mac application with its executable's architectures (empty when it has no Mach-O executable).
@@ -52,8 +57,8 @@ extension WebInventory {
 
     func appleSiliconPage(_ web: WebRequest, languages: [LanguageTag]) throws -> PageAnswer {
         let all = try applicationArchitectures(languages: languages)
-        let native = all.filter { $0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }.count
-        var rows = all.filter { !$0.archs.isEmpty && !$0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }
+        let native = all.filter(\.isNativeOnArm64).count
+        var rows = all.filter(\.needsRosetta)
         let sort = web["sort"] ?? "name"
         let key: (RosettaRow) -> String = switch sort {
         case "identifier": { $0.record.identifier ?? "" }
@@ -65,8 +70,8 @@ extension WebInventory {
         let chart = BarChart.svg([("Native arm64", native), ("Intel only: Rosetta", rows.count), ("No Mac code", all.count - native - rows.count)])
         // With `--database`, each host's counts: which Macs' software is furthest from Apple silicon.
         let hosts: [[String: Any]] = fleet == nil ? [] : Dictionary(grouping: all, by: \.host).sorted { $0.key < $1.key }.map { host, applications in
-            let native = applications.filter { $0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }.count
-            let intel = applications.filter { !$0.archs.isEmpty && !$0.archs.contains { RunTarget.nativeArchitectures("arm64").contains($0) } }.count
+            let native = applications.filter(\.isNativeOnArm64).count
+            let intel = applications.filter(\.needsRosetta).count
             return ["host": host, "native": native, "intel": intel, "other": applications.count - native - intel]
         }
         let values: [String: Any] = [
