@@ -54,7 +54,7 @@ extension Catalogue {
         try write { db in
             for index in Self.deferredIndexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") }
             try db.execute(sql: "DROP TRIGGER IF EXISTS \(LaunchLists.insertTrigger)")
-            for trigger in BundleNames.triggers { try db.execute(sql: "DROP TRIGGER IF EXISTS \(trigger.name)") }
+            try db.execute(sql: BundleNames.dropTriggersSQL)
         }
         defer { try? write { db in try Self.createMissingIndexes(db) } }
         return try body()
@@ -70,18 +70,21 @@ extension Catalogue {
     }
 
     static func hasLaunchTrigger(_ db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [LaunchLists.insertTrigger]) == 1
+        try hasEvery("trigger", named: [LaunchLists.insertTrigger], db)
     }
 
     static func hasBundleNamesTriggers(_ db: Database) throws -> Bool {
-        let names = BundleNames.triggers.map { "'\($0.name)'" }.joined(separator: ", ")
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (\(names))") == BundleNames.triggers.count
+        try hasEvery("trigger", named: BundleNames.triggers.map(\.name), db)
+    }
+
+    /// Whether the schema has every one of these (`type` 'index' or 'trigger').
+    static func hasEvery(_ type: String, named names: [String], _ db: Database) throws -> Bool {
+        let list = names.map { "'\($0)'" }.joined(separator: ", ")
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = ? AND name IN (\(list))", arguments: [type]) == names.count
     }
 
     /// Whether one of them is missing (a first index was killed before making them).
     static func missesIndexes(_ db: Database) throws -> Bool {
-        let names = deferredIndexes.map { "'\($0.name)'" }.joined(separator: ", ")
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names))") != deferredIndexes.count
-            || !hasLaunchTrigger(db) || !hasBundleNamesTriggers(db)
+        try !hasEvery("index", named: deferredIndexes.map(\.name), db) || !hasLaunchTrigger(db) || !hasBundleNamesTriggers(db)
     }
 }
