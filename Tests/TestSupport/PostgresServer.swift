@@ -28,8 +28,8 @@ public final class PostgresServer: @unchecked Sendable {
             throw Failure(description: "PostgreSQL is not installed (apt-get install postgresql; `make test` does)")
         }
         self.programs = programs
-        // $TMPDIR (a tmpfs under `.ci/run-tests`) when short enough for the socket's path (108 bytes).
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.utf8.count <= 40 ? $0 : nil } ?? "/tmp"
+        // Where temporary directories go, when short enough for the socket's path (108 bytes).
+        let base = TemporaryDirectory.defaultBase.utf8.count <= 40 ? TemporaryDirectory.defaultBase : "/tmp"
         var template = Array("\(base)/bundlefs-postgres-XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw Failure(description: "mkdtemp: \(String(cString: strerror(errno)))")

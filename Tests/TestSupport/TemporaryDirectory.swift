@@ -8,9 +8,12 @@ import SystemCalls
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
-    /// - Parameter base: where to make it; `$TMPDIR` (a tmpfs under `.ci/run-tests`) by default.
+    /// Where temporary directories go by default: `$TMPDIR` (a tmpfs under `.ci/run-tests`), else /tmp.
+    public static var defaultBase: String { getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp" }
+
+    /// - Parameter base: where to make it; `defaultBase` if none.
     public init(_ label: String = "test", base: String? = nil) {
-        let base = base ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        let base = base ?? Self.defaultBase
         var template = Array("\(base)/bundlefs-\(label)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
