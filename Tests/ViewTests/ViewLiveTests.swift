@@ -45,6 +45,28 @@ extension MountedViewTests {
             print("view: new app listed after \(Int(appeared * 1000)) ms; four more changes in \(Int(changed * 1000)) ms")
         }
 
+        /// Once a listing shows a new display name, lookups agree with it: the kernel's cached
+        /// answers for the old name (found) and the new one (missing, looked up before) are gone
+        /// before the new listing can be read. Renamed again and again, since the two are told to
+        /// the kernel by different threads.
+        @Test func aListingNeverShowsANameThatLookupsDoNotFind() throws {
+            let view = try fixture.mount(languages: "de")
+            fixture.tree.macApp("Applications/Knight.app", identifier: "org.example.knight", info: ["CFBundleName": .string("Knight")],
+                                localizedStrings: ["de": ["CFBundleDisplayName": "Name0"]])
+            let applications = view.path("Applications")
+            try poll(timeout: 10, "the new app to be listed") { try listing(applications).contains("Name0") }
+            for round in 1...40 {
+                let old = "Name\(round - 1)", new = "Name\(round)"
+                #expect(try FileStatus.of(view.path("Applications/\(old)")).type == .regular)
+                #expect(throws: (any Error).self) { try FileStatus.of(view.path("Applications/\(new)")) }
+                fixture.tree.file("Applications/Knight.app/Contents/Resources/de.lproj/InfoPlist.strings",
+                                  StringsEncoder.encode([("CFBundleDisplayName", new)], as: .utf8))
+                try poll(timeout: 10, "round \(round)'s display name") { try listing(applications).contains(new) }
+                #expect(throws: (any Error).self, "round \(round): \(old) still found") { try FileStatus.of(view.path("Applications/\(old)")) }
+                #expect((try? FileStatus.of(view.path("Applications/\(new)")))?.type == .regular, "round \(round): \(new) not found")
+            }
+        }
+
         // The kernel keeps directory listings itself (no OPENDIR reaches the daemon): listings it
         // already holds (for an hour, unless told) must still change, in the source, in a bundle's
         // raw contents, and in the `.bundlefs` directories made from the catalogue.

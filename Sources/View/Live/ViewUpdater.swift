@@ -176,9 +176,6 @@ final class ViewUpdater: Sendable {
             guard let status = try? FileStatus.of(directory), status.type == .directory,
                   let id = fs.nodes.id(of: .source, device: status.device, inode: status.inode)
             else { continue }
-            _ = session.invalidateInode(id)
-            // The same directory seen by its real names inside a bundle view.
-            if let rawID = fs.nodes.id(of: .raw, device: status.device, inode: status.inode) { _ = session.invalidateInode(rawID) }
             var invalid = names ?? []
             invalid.formUnion(fs.nodes.aliases(under: id))
             if let listing = try? fs.listing(directory, mode: .view) {
@@ -192,6 +189,11 @@ final class ViewUpdater: Sendable {
             }
             if names == nil { invalid.formUnion(fs.nodes.childNames(of: [id])[id] ?? []) }
             for name in invalid { _ = session.invalidateEntry(id, name) }
+            // The listing the kernel keeps is dropped only now, after the names: a new listing
+            // read in between would show names whose old answers lookups still get.
+            _ = session.invalidateInode(id)
+            // The same directory seen by its real names inside a bundle view.
+            if let rawID = fs.nodes.id(of: .raw, device: status.device, inode: status.inode) { _ = session.invalidateInode(rawID) }
             for name in names ?? [] {
                 guard let child = try? FileStatus.of(directory.appending(name)) else { continue }
                 // A file's pages and attributes, by its presented and its real name.
