@@ -213,7 +213,9 @@ public final class Watcher: @unchecked Sendable {
 
     func reportUnwatched() {
         let unwatched = tree.unwatchedCount
-        if unwatched > 0 && unwatched != reportedUnwatched {
+        // Said once when the limit is reached, not again at each count it takes: the status
+        // keeps the current count.
+        if unwatched > 0 && reportedUnwatched == 0 {
             logger.warning("the watch limit (\(installer.limit) watches) is reached: \(unwatched) directories are unwatched and are rescanned every \(Int(settings.rescanInterval)) s")
         } else if unwatched == 0 && reportedUnwatched > 0 {
             logger.info("every directory is watched again")

@@ -284,6 +284,9 @@ let watchBackends = ["fanotify", "inotify"]
         #expect(later.watchedDirectories + later.unwatchedDirectories == now)
         // Those periodic rescans are rescans: the counter says so (it stayed at 0).
         #expect(later.rescans > idle.rescans, "rescans \(idle.rescans) then \(later.rescans)")
+        // The unwatched count changed with the tree; the warning was still said once.
+        #expect(later.unwatchedDirectories != status.unwatchedDirectories)
+        #expect(watcher.log.components(separatedBy: "watch limit").count == 2, "\(watcher.log)")
         #expect(try watcher.stop() == 0)
     }
 
