@@ -25,8 +25,12 @@ final class DirectorySnapshot: Sendable {
     let childKind: NodeKind
     /// What answering READDIRPLUS for the entries of a `.bundlefs` directory needs, gathered once.
     let lookups: ListingLookups
+    /// A listing from before an update the kernel is being told about: READDIRPLUS gives no
+    /// entries from it, which the kernel would keep past the update.
+    let isHeld: Bool
 
-    init(items: [Item], path: FilePath?, childKind: NodeKind, lookups: ListingLookups = ListingLookups()) {
+    init(items: [Item], path: FilePath?, childKind: NodeKind, lookups: ListingLookups = ListingLookups(), isHeld: Bool = false) {
+        self.isHeld = isHeld
         self.items = items
         self.path = path
         self.childKind = childKind
@@ -42,12 +46,13 @@ extension ViewFileSystem {
         switch directory.kind {
         case .source:
             let path = try realPath(id)
-            let listing = try listing(path, mode: .view)
+            let held = listings.heldListing(path)
+            let listing = if let held { held } else { try listing(path, mode: .view) }
             let items = listing.visible.map { entry in
                 DirectorySnapshot.Item(name: entry.viewName ?? entry.realName, type: entry.isPackage ? .regular : entry.status.type,
                                        inode: entry.status.inode, listed: entry, isPackage: entry.isPackage)
             }
-            return DirectorySnapshot(items: items, path: path, childKind: .source)
+            return DirectorySnapshot(items: items, path: path, childKind: .source, isHeld: held != nil)
         case .raw:
             let path = try realPath(id)
             return DirectorySnapshot(items: try rawItems(path, excluding: []), path: path, childKind: .raw)
@@ -146,7 +151,7 @@ extension ViewFileSystem {
     /// attributes (packages, whose size needs a walk of their contents: the kernel looks them up
     /// when it needs them).
     func plusEntry(_ item: DirectorySnapshot.Item, in snapshot: DirectorySnapshot, directory id: UInt64) -> EntryAnswer? {
-        if item.isPackage { return nil }
+        if item.isPackage || snapshot.isHeld { return nil }
         guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id, lookups: snapshot.lookups) }
         let status = listed.status
         if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.hasView == true {

@@ -109,13 +109,16 @@ final class ViewUpdater: Sendable {
         fs.uuids.invalidate(keys: synthetic.uuidKeys)
         fs.symbols.invalidate(keys: synthetic.uuidKeys)
         let touched = changed.directories
+        // Once the kernel may have been given listings, READDIR keeps the old one until the
+        // notifier has told the kernel the directory's names (`notify` releases it).
+        let holds = session.withLock { $0 != nil }
         for directory in touched.keys {
-            fs.listings.invalidate(directory)
+            if holds { fs.listings.hold(directory) } else { fs.listings.invalidate(directory) }
             fs.layouts.invalidate(touching: directory)
         }
         guard !touched.isEmpty || !paths.isEmpty || !update.archiveDirectories.isEmpty else { return }
         worker.enqueue { [self, synthetic] in
-            notify(touched)
+            notify(touched, releasing: holds)
             var synthetic = synthetic
             synthetic.add(bundles(around: touched))
             notifySynthesized(synthetic)
@@ -165,9 +168,12 @@ final class ViewUpdater: Sendable {
     /// Tells the kernel what changed in these directories: their attributes and cached entries,
     /// every name that may now mean something else (the names events gave, display names old and
     /// new), the changed children's attributes and pages, and the packages around them.
-    private func notify(_ touched: [FilePath: Set<FileName>?]) {
-        guard let session = session.withLock({ $0 }) else { return }
+    private func notify(_ touched: [FilePath: Set<FileName>?], releasing held: Bool = false) {
         let fs = fileSystem
+        guard let session = session.withLock({ $0 }) else {
+            if held { for directory in touched.keys { fs.listings.release(directory) } }
+            return
+        }
         var packagesAround = Set<FilePath>()
         for (directory, names) in touched {
             for ancestor in ancestors(of: directory) where fs.packages.entry(at: ancestor)?.isPackage == true {
@@ -175,7 +181,10 @@ final class ViewUpdater: Sendable {
             }
             guard let status = try? FileStatus.of(directory), status.type == .directory,
                   let id = fs.nodes.id(of: .source, device: status.device, inode: status.inode)
-            else { continue }
+            else {
+                if held { fs.listings.release(directory) }
+                continue
+            }
             var invalid = names ?? []
             invalid.formUnion(fs.nodes.aliases(under: id))
             if let listing = try? fs.listing(directory, mode: .view) {
@@ -189,8 +198,9 @@ final class ViewUpdater: Sendable {
             }
             if names == nil { invalid.formUnion(fs.nodes.childNames(of: [id])[id] ?? []) }
             for name in invalid { _ = session.invalidateEntry(id, name) }
-            // The listing the kernel keeps is dropped only now, after the names: a new listing
-            // read in between would show names whose old answers lookups still get.
+            // Only now may READDIR give the new listing, and the kernel is told to drop any it
+            // kept (forgetting a name already did, unless it had none to forget).
+            if held { fs.listings.release(directory) }
             _ = session.invalidateInode(id)
             // The same directory seen by its real names inside a bundle view.
             if let rawID = fs.nodes.id(of: .raw, device: status.device, inode: status.inode) { _ = session.invalidateInode(rawID) }
