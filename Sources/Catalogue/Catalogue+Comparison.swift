@@ -5,12 +5,15 @@ import GRDB
 /// ids and times, each table's rows sorted, for comparing two catalogues byte for byte (tests and
 /// benchmarks hold the watcher to a fresh index with it).
 extension Catalogue {
+    // Every column of a bundle's row but its id, time of reading, file stamps (what a rescan
+    // compares; a file touched to the same content may keep an older one) and packed claims
+    // (compared as `launch_lists`).
     public static let comparedTables = ["bundles", "strings", "problems", "directories", "claims", "binaries", "archives", "launch_lists", "type_tags"]
 
     /// Each of `comparedTables`, its rows as lines.
     public func comparableRows() throws -> [String: [String]] {
         try read { db in
-            let bundleColumns = "path, archive, member, name, identifier, kind, is_package, package_reasons, is_bundle, layout, info_bundle_name, info_display_name, version, short_version, numeric_version, package_type, signature, executable_name, executable, development_region, declared_localizations, localizations, strings_tables, info_file, info_format, info, hex(info_plist), resources_directory, finder_flags, finder_info_source, document_types, type_declarations, error_count, warning_count"
+            let bundleColumns = "path, archive, member, name, identifier, kind, is_package, package_reasons, is_bundle, layout, info_bundle_name, info_display_name, version, short_version, numeric_version, package_type, signature, executable_name, executable, development_region, declared_localizations, localizations, strings_tables, info_file, info_format, info, hex(info_plist), resources_directory, finder_flags, finder_info_source, document_types, type_declarations, error_count, warning_count, version_resources_directory, icon, backup, installs_to, component"
             let queries = [
                 "bundles": "SELECT \(bundleColumns) FROM bundles ORDER BY path",
                 "strings": "SELECT b.path, s.localization, s.key, s.value FROM localized_strings s JOIN bundles b ON b.id = s.bundle_id ORDER BY 1, 2, 3",
