@@ -33,6 +33,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+// The modules that read and index trees, optimized in debug builds too: the tests run the debug
+// `bundlefs` over generated trees, and unoptimized these were most of the tests' CPU time
+// (Docs/testing.md, its figures). They hold no assert(), which -O would drop.
+let optimized: [SwiftSetting] = strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "bundlefs",
@@ -60,26 +64,26 @@ let package = Package(
         // Archives (BUNDLES.md section 10): libarchive from Debian's libarchive-dev.
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .target(name: "Archives", dependencies: ["BundleModel", "CArchive", "SystemCalls"], swiftSettings: strict),
-        .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: strict),
+        .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: optimized),
         // Property lists, JSON, text decoding, Base64 and hex: pure, and used by the rules, not part of them.
-        .target(name: "Codecs", swiftSettings: strict),
+        .target(name: "Codecs", swiftSettings: optimized),
         .target(
             name: "BundleModel", dependencies: ["Codecs", "SystemCalls"],
             // The system types table (rule 1 and rule 28), embedded: the binary needs no data file beside it.
-            resources: [.embedInCode("Recognition/SystemTypes.tsv")], swiftSettings: strict),
+            resources: [.embedInCode("Recognition/SystemTypes.tsv")], swiftSettings: optimized),
         // Icon files (.icns, .tiff, .png) to PNG, for the view's Icon.png: the model finds the file, this decodes it.
         // A package as a pax tar: its layout from one walk, its headers, reads checked against that snapshot.
         .target(name: "PaxTar", dependencies: ["SystemCalls"], swiftSettings: strict),
         .target(name: "IconImages", dependencies: ["BundleModel", "CIcns", "CPng", "CTiff", "SystemCalls"], swiftSettings: strict),
-        .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: strict),
-        .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: strict),
-        .target(name: "Scanner", dependencies: ["Archives", "BundleModel", "Records", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Records", dependencies: ["BundleModel", "CompactStorage", "SystemCalls"], swiftSettings: optimized),
+        .target(name: "CompactStorage", dependencies: ["SystemCalls"], swiftSettings: optimized),
+        .target(name: "Scanner", dependencies: ["Archives", "BundleModel", "Records", "SystemCalls"], swiftSettings: optimized),
         // How the catalogue is read, on GRDB's connections or SQLite's own: SQL, row decoding, the
         // file's rules. Neither GRDB nor Foundation: the query-only `bundlefs` is built on it.
         .target(
             name: "CatalogueReading",
             dependencies: ["BundleModel", "Codecs", "SystemCalls", .product(name: "GRDBSQLite", package: "GRDB.swift")],
-            swiftSettings: strict),
+            swiftSettings: optimized),
         .target(
             name: "Catalogue",
             dependencies: [
@@ -161,7 +165,7 @@ let package = Package(
         .executableTarget(name: "bundlefs-fuzz", dependencies: ["Archives", "BundleModel", "CArchive", "Codecs", "Fixtures", "IconImages", "SystemCalls"], swiftSettings: strict),
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
-        .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: optimized),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Fixtures"], swiftSettings: strict),
         .testTarget(name: "CompactStorageTests", dependencies: ["CompactStorage"], swiftSettings: strict),

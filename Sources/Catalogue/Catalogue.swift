@@ -112,6 +112,9 @@ public final class Catalogue: Sendable {
     /// How long a reader waits for a catalogue another process is creating or migrating.
     public static let creationWait = CatalogueFile.creationWait
 
+    /// How many times readers in this process have waited for the creator of the catalogue at `path`.
+    package static func readerWaits(at path: FilePath) -> Int { CatalogueFile.writerWaits(at: path) }
+
     /// Makes the catalogue in a file beside it and links it into place whole: a reader finds either
     /// no catalogue or a complete one, never one half made; of two processes creating it at once,
     /// the first link wins and both use that file.

@@ -1,5 +1,6 @@
 import Codecs
 public import SystemCalls
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,6 +78,11 @@ public enum CatalogueFile {
     /// How long a reader waits for a catalogue another process is creating or migrating.
     public static let creationWait = 10.0
 
+    /// How many times readers in this process have found each catalogue's creator at work and
+    /// waited for it: a test reads it to know a reader is waiting, not assume so after a while.
+    package static func writerWaits(at path: FilePath) -> Int { writerWaits.withLock { $0[path.string, default: 0] } }
+    private static let writerWaits = Mutex<[String: Int]>([:])
+
     /// Runs `open` again while it finds no catalogue, or one not yet complete, and a process holds
     /// the catalogue's lock (creating it, migrating it, or a watcher about to recreate a deleted
     /// one): a reader started right after `watch` waits for the catalogue instead of being told it
@@ -94,6 +100,7 @@ public enum CatalogueFile {
                     // into place, then its lock let go) leaves a whole catalogue: one more try.
                     guard FileLock.isHeld(at: lockPath(catalogue: path)) else { return try open() }
                     guard Clocks.monotonicSeconds() < deadline else { throw CatalogueError.beingCreated(path: path.string) }
+                    writerWaits.withLock { $0[path.string, default: 0] += 1 }
                     usleep(20_000)
                 default:
                     throw error

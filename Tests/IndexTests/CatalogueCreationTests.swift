@@ -36,19 +36,21 @@ import TestSupport
         try #require(lock != nil)
         _ = FileManager.default.createFile(atPath: path.string, contents: nil)
         let result = Mutex<Result<Int, any Error>?>(nil)
-        let started = Clocks.monotonicSeconds()
         let reader = try Threads.start {
             let opened = Result { try Catalogue(path: path, mode: .readOnly).bundles(matching: BundleQuery()).count }
             result.withLock { $0 = opened }
         }
-        // A slow creator: the reader has long met the empty file by the time the catalogue is whole.
-        usleep(300_000)
+        // A slow creator: the reader has met the empty file and waited for it, more than once,
+        // by the time the catalogue is whole (counted by the reader, not assumed after a while).
+        try poll(timeout: 30, "the reader to wait for the creator (result: \(String(describing: result.withLock { $0 })))") {
+            Catalogue.readerWaits(at: path) >= 3 || result.withLock { $0 } != nil
+        }
         #expect(result.withLock { $0 } == nil, "the reader gave up while the catalogue was being made")
         #expect(rename(made.string, path.string) == 0)
         lock = nil
         Threads.join(reader)
         #expect(try result.withLock { $0 }?.get() == 1)
-        #expect(Clocks.monotonicSeconds() - started >= 0.3)
+        #expect(Catalogue.readerWaits(at: path) >= 3)
         _ = lock
     }
 

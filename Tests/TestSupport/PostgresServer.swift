@@ -37,7 +37,7 @@ public final class PostgresServer: @unchecked Sendable {
         directory = String(cString: created)
         // PostgreSQL refuses to run as root: the cluster belongs to nobody.
         chown(directory, 65534, 65534)
-        try asNobody("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"], timeout: 120)
+        try makeCluster(base: base)
         // The server must not inherit the test process's descriptors: Foundation's Process learns
         // that pg_ctl ended when its end of a socket closes, which a server holding a copy never lets
         // happen (and other tests' pipes would never reach end of file). pg_ctl starts this instead.
@@ -48,6 +48,18 @@ public final class PostgresServer: @unchecked Sendable {
             .write(toFile: launcher, atomically: false, encoding: .utf8)
         chmod(launcher, 0o755)
         try start()
+    }
+
+    /// A copy of the cluster initdb made for the first server of this PostgreSQL version, kept in
+    /// `base` for the next (0.04 s of CPU to copy against initdb's 0.7 s): a copy of a cluster
+    /// never started is what initdb makes. Renamed into place whole: of two made at once, one stays.
+    private func makeCluster(base: String) throws {
+        let template = "\(base)/bundlefs-postgres-initdb-" + programs.split(separator: "/").dropLast().last.map(String.init)!
+        if (try? Subprocess.run("/bin/cp", ["-a", template, data]))?.status == 0 { return }
+        removeTree(data)
+        try asNobody("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"], timeout: 120)
+        let aside = directory + "/initdb-copy"
+        if (try? Subprocess.run("/bin/cp", ["-a", data, aside]))?.status != 0 || rename(aside, template) != 0 { removeTree(aside) }
     }
 
     /// The server's socket (the default port's), there while it runs.
