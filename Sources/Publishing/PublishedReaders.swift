@@ -22,9 +22,6 @@ public final class PublishedReaders: Sendable {
         self.limit = max(1, limit)
     }
 
-    /// How many connections wait for the next read.
-    public var idleCount: Int { idle.withLock { $0.count } }
-
     /// Runs `body` with a connection of the pool, or a new one when none is idle.
     public func reading<T>(_ body: (PublishedCatalogue) throws -> T) throws -> T {
         if let kept = idle.withLock({ $0.popLast() }) {
@@ -57,7 +54,4 @@ public final class PublishedReaders: Sendable {
             if kept.count < limit { kept.append(reader) }
         }
     }
-
-    /// Closes the idle connections (the server stopping).
-    public func close() { idle.withLock { $0.removeAll() } }
 }
