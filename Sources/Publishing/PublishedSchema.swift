@@ -123,6 +123,10 @@ enum PublishedSchema {
     /// is sent whole by its next publisher; `open-with --database` needs this version.
     static let rowsVersion = 5
 
+    /// The version whose rows have the claims and type tags `open-with --database` reads: a host
+    /// sent whole since has them, whatever later versions added (v4's names, v5's words).
+    static let claimsVersion = 3
+
     /// The tables each version adds, in the order of `migrations`: a database whose tables are not
     /// those of its recorded version was damaged (a table dropped, `bundlefs_schema` emptied).
     static let tables: [[String]] = [
