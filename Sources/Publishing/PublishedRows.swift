@@ -78,15 +78,15 @@ enum PublishedRows {
     static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, dependents: inout Dependents) {
         let key = key(record.key)
         let identifier = record.identifier
-        let names = record.searchedNames.map(searchForm)
+        let names = record.searchedNames.map(searchForm).joined(separator: "\n")
         rows.append([
             .text(host), .bytes(key), .text(record.key.string), identifier.map { .text($0) } ?? .null,
             identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind.rawValue), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
-            .text(names.joined(separator: "\n")),
+            .text(names),
         ])
-        for word in words(names.joined(separator: "\n")) { dependents.words.append([.text(host), .bytes(key), .text(word)]) }
+        for word in words(names) { dependents.words.append([.text(host), .bytes(key), .text(word)]) }
         for (index, slice) in record.binaries.enumerated() {
             dependents.binaries.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
         }
