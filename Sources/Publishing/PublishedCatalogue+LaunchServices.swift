@@ -20,10 +20,10 @@ extension PublishedCatalogue {
     /// The applications of every host (or `host`'s) that open what `question` asks about, ranked
     /// together. Throws on a database no publisher of this version migrated (it has no claims).
     public func handlers(of question: HandlerRanking.Question, host: String?, role: LaunchClaim.Role?, all: Bool) throws -> PublishedHandlers {
-        guard schemaVersion >= PublishedSchema.rowsVersion else {
+        guard schemaVersion >= PublishedSchema.claimsVersion else {
             throw PostgresError("""
                 the database's bundlefs schema is version \(schemaVersion), without the claims open-with reads (version \
-                \(PublishedSchema.rowsVersion)): publish to it with this bundlefs first (`bundlefs publish URL`, or a daemon's --publish)
+                \(PublishedSchema.claimsVersion)): publish to it with this bundlefs first (`bundlefs publish URL`, or a daemon's --publish)
                 """)
         }
         var decoded: [DeclaringApplication: DecodedDeclarations] = [:]
@@ -35,7 +35,7 @@ extension PublishedCatalogue {
         let records = try self.records(of: handlers.map { ($0.application.host ?? "", $0.application.path) })
         var hostsWithoutClaims = "SELECT host FROM bundlefs_hosts WHERE rows_version < $1"
         if host != nil { hostsWithoutClaims += " AND host = $2" }
-        let stale = try connection.execute(hostsWithoutClaims + " ORDER BY host", [String(PublishedSchema.rowsVersion)] + (host.map { [$0] } ?? []))
+        let stale = try connection.execute(hostsWithoutClaims + " ORDER BY host", [String(PublishedSchema.claimsVersion)] + (host.map { [$0] } ?? []))
         // Claims are kept lower-cased; an answer names a type as its declaration spells it, as the local catalogue's does.
         let spelled = handlers.map { handler in
             var handler = handler

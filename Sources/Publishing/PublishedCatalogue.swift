@@ -85,7 +85,7 @@ public struct HostTaken: Error, Sendable, CustomStringConvertible {
 public final class PublishedCatalogue {
     let connection: PostgresConnection
     /// The schema's version: this bundlefs's for a publisher, which migrates; what a reader found.
-    let schemaVersion: Int
+    private(set) var schemaVersion: Int
     /// The host this session has (`claim`).
     private var claimed: String?
     /// Whether this session's row in `bundlefs_publishers` is known to be there.
@@ -106,16 +106,34 @@ public final class PublishedCatalogue {
     /// Connects to read only: no migration, and a clear error where nothing was published.
     public init(readingFrom url: String) throws {
         connection = try PostgresConnection(url)
+        schemaVersion = try Self.readableVersion(connection)
+    }
+
+    private static func readableVersion(_ connection: PostgresConnection) throws -> Int {
         let version = try PublishedSchema.version(connection)
         guard version > 0 else { throw PostgresError("no bundlefs catalogue in this database: publish to it first (`bundlefs publish URL`)") }
         guard version <= PublishedSchema.migrations.count else {
             throw PostgresError("the database's bundlefs schema is version \(version), newer than this bundlefs (\(PublishedSchema.migrations.count)); upgrade bundlefs")
         }
-        schemaVersion = version
+        return version
+    }
+
+    /// A reader kept between requests: a schema older than this bundlefs's may have been migrated
+    /// by a publisher since, and its queries then use what the migration added. One at this
+    /// bundlefs's version is not asked again.
+    public func readSchemaVersionAgain() throws {
+        guard schemaVersion < PublishedSchema.migrations.count else { return }
+        schemaVersion = try Self.readableVersion(connection)
     }
 
     /// Connected, and no transaction left open: a failed statement leaves the connection usable.
     public var isUsable: Bool { connection.isIdle }
+
+    /// PostgreSQL's JIT compilation of this session's plans (`jit`), on by default.
+    public func setJIT(_ on: Bool) throws { try connection.executeScript("SET jit = \(on ? "on" : "off")") }
+
+    /// Still connected: false once the server closed the session (a restart, a dropped link).
+    public var isConnected: Bool { connection.isUsable }
 
     // MARK: Hosts
 
@@ -290,8 +308,10 @@ public final class PublishedCatalogue {
         try bundles(matching: query, host: host, limit: nil).bundles
     }
 
-    /// The first `limit` of them (all without one), and how many match in all.
-    public func bundles(matching query: BundleQuery, host: String? = nil, limit: Int?) throws -> (bundles: [PublishedBundle], count: Int) {
+    /// The first `limit` of them (all without one), and how many match in all, counted up to
+    /// `countingUpTo + 1` when given: a count past it says "more than", and costs no more.
+    public func bundles(matching query: BundleQuery, host: String? = nil, limit: Int?, countingUpTo countLimit: Int? = nil) throws
+        -> (bundles: [PublishedBundle], count: Int) {
         var conditions: [String] = []
         var parameters: [String?] = []
         func parameter(_ value: String) -> String {
@@ -320,18 +340,33 @@ public final class PublishedCatalogue {
         if let pattern = query.name {
             // `names` (schema v4): lower-cased NFC, so any form typed finds any form written.
             guard case let .text(forms) = pattern, let text = forms.first else { throw PostgresError("a name pattern of the local catalogue's SQL") }
-            let escaped = PublishedRows.searchForm(text).replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
+            let typed = PublishedRows.searchForm(text)
+            // v5: each of the text's words begins a word of the names, a range of `bundlefs_name_words`
+            // each (the planner starts from the rarest); then the text as typed, in the few rows found.
+            if schemaVersion >= 5 {
+                for word in PublishedRows.words(typed).sorted(by: { $0.utf8.count > $1.utf8.count }).prefix(Self.wordsLookedUp) {
+                    conditions.append("EXISTS (SELECT 1 FROM bundlefs_name_words w WHERE w.host = b.host AND w.path = b.path AND w.word LIKE \(parameter(word + "%")))")
+                }
+            }
+            let escaped = typed.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
             conditions.append("b.names LIKE \(parameter("%" + escaped + "%"))")
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // One row past the limit says whether there are more, so a short answer needs no count.
         let rows = try connection.execute("SELECT b.host, b.record FROM bundlefs_bundles b \(whereClause) ORDER BY b.host, b.path"
-                                          + (limit.map { " LIMIT \($0)" } ?? ""), parameters)
-        let bundles = try rows.rows.map { row in
+                                          + (limit.map { " LIMIT \($0 + 1)" } ?? ""), parameters)
+        var bundles = try rows.rows.map { row in
             guard let host = row[0], row[1] != nil else { throw PostgresError("a bundle row without its record") }
             return PublishedBundle(host: host, record: try RecordCoding.decode(try PublishedRows.bytes(ofBytea: row[1])))
         }
-        guard let limit, bundles.count >= limit else { return (bundles, bundles.count) }
-        let count = try connection.execute("SELECT count(*) FROM bundlefs_bundles b \(whereClause)", parameters).scalar
+        guard let limit, bundles.count > limit else { return (bundles, bundles.count) }
+        bundles.removeLast()
+        let counted = countLimit.map { "(SELECT 1 FROM bundlefs_bundles b \(whereClause) LIMIT \($0 + 1)) b" } ?? "bundlefs_bundles b \(whereClause)"
+        let count = try connection.execute("SELECT count(*) FROM \(counted)", parameters).scalar
         return (bundles, Int(count ?? "") ?? bundles.count)
     }
+
+    /// The longest words of a searched text that are looked up (a text of many words is still
+    /// matched as typed): each is a subquery, and the planner's work grows with their number.
+    static let wordsLookedUp = 4
 }

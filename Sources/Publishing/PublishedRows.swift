@@ -11,6 +11,7 @@ enum PublishedRows {
     static let binaryColumns = ["host", "path", "slice", "arch", "uuid_key"]
     static let claimColumns = ["host", "path", "target_kind", "target", "role", "rank"]
     static let tagColumns = ["host", "path", "kind", "value", "type_key"]
+    static let wordColumns = ["host", "path", "word"]
 
     /// The rows that refer to the bundles written (their slices, an application's claims and type
     /// tags), copied after them: one COPY at a time per connection.
@@ -18,10 +19,12 @@ enum PublishedRows {
         var binaries: [[PostgresCopyRows.Value]] = []
         var claims: [[PostgresCopyRows.Value]] = []
         var tags: [[PostgresCopyRows.Value]] = []
+        var words: [[PostgresCopyRows.Value]] = []
 
         /// Each table with its columns and rows.
         var tables: [(table: String, columns: [String], rows: [[PostgresCopyRows.Value]])] {
-            [("bundlefs_binaries", binaryColumns, binaries), ("bundlefs_launch_claims", claimColumns, claims), ("bundlefs_type_tags", tagColumns, tags)]
+            [("bundlefs_binaries", binaryColumns, binaries), ("bundlefs_launch_claims", claimColumns, claims), ("bundlefs_type_tags", tagColumns, tags),
+             ("bundlefs_name_words", wordColumns, words)]
         }
     }
 
@@ -50,16 +53,40 @@ enum PublishedRows {
         String(text.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars.filter { $0 != "\0" })
     }
 
+    /// The words a word search looks up (schema v5): the runs of letters and digits of a search
+    /// form, each at most `wordBytes` of UTF-8 (a longer one is kept by its beginning, which is
+    /// what a lookup by beginning needs; a B-tree entry has a size limit), without repeats.
+    static func words(_ searchForm: String) -> [String] {
+        var words: [String] = [], seen = Set<String>(), word = ""
+        func end() {
+            if !word.isEmpty, seen.insert(word).inserted { words.append(word) }
+            word = ""
+        }
+        for character in searchForm {
+            if character.isLetter || character.isNumber {
+                if word.utf8.count + character.utf8.count <= wordBytes { word.append(character) }
+            } else {
+                end()
+            }
+        }
+        end()
+        return words
+    }
+
+    static let wordBytes = 200
+
     static func append(_ record: BundleRecord, host: String, to rows: inout PostgresCopyRows, dependents: inout Dependents) {
         let key = key(record.key)
         let identifier = record.identifier
+        let names = record.searchedNames.map(searchForm).joined(separator: "\n")
         rows.append([
             .text(host), .bytes(key), .text(record.key.string), identifier.map { .text($0) } ?? .null,
             identifier.map { .text(identifierKey($0)) } ?? .null, .text(record.kind.rawValue), .text(record.name.string),
             record.version.map { .text($0) } ?? .null, record.shortVersion.map { .text($0) } ?? .null,
             .boolean(record.archive != nil), .int32(Int32(clamping: record.errors.count)), .bytes(RecordCoding.encode(record)),
-            .text(record.searchedNames.map(searchForm).joined(separator: "\n")),
+            .text(names),
         ])
+        for word in words(names) { dependents.words.append([.text(host), .bytes(key), .text(word)]) }
         for (index, slice) in record.binaries.enumerated() {
             dependents.binaries.append([.text(host), .bytes(key), .int32(Int32(index)), .text(slice.arch), slice.uuidKey.map { .text($0) } ?? .null])
         }

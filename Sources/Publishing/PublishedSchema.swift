@@ -100,12 +100,32 @@ enum PublishedSchema {
         ALTER TABLE bundlefs_bundles ADD COLUMN names text NOT NULL DEFAULT '';
         CREATE INDEX bundlefs_bundles_by_names ON bundlefs_bundles USING gin (names gin_trgm_ops);
         """,
+        // v5: the words of each bundle's names (`PublishedRows.words`), a row each, so that a word
+        // search is a B-tree range of its words (`LIKE 'w%'` under the C collation) rather than the
+        // trigram index, whose common trigrams (`app`) are in nearly every row. `names` stays, for
+        // the text as typed; its trigram index goes, every write paid for it. Made from records, in
+        // Swift: `rows_version` 5 has every host sent whole.
+        """
+        DROP INDEX IF EXISTS bundlefs_bundles_by_names;
+        CREATE TABLE bundlefs_name_words (
+            host text NOT NULL,
+            path bytea NOT NULL,
+            word text COLLATE "C" NOT NULL,
+            PRIMARY KEY (host, path, word),
+            FOREIGN KEY (host, path) REFERENCES bundlefs_bundles (host, path) ON DELETE CASCADE
+        );
+        CREATE INDEX bundlefs_name_words_by_word ON bundlefs_name_words (word);
+        """,
     ]
 
     /// The version whose rows a publisher writes for each bundle: raised by a migration that adds
     /// rows derived from records, which SQL cannot fill in. A host whose `rows_version` is lower
     /// is sent whole by its next publisher; `open-with --database` needs this version.
-    static let rowsVersion = 4
+    static let rowsVersion = 5
+
+    /// The version whose rows have the claims and type tags `open-with --database` reads: a host
+    /// sent whole since has them, whatever later versions added (v4's names, v5's words).
+    static let claimsVersion = 3
 
     /// The tables each version adds, in the order of `migrations`: a database whose tables are not
     /// those of its recorded version was damaged (a table dropped, `bundlefs_schema` emptied).
@@ -114,6 +134,7 @@ enum PublishedSchema {
         ["bundlefs_publishers"],
         ["bundlefs_launch_claims", "bundlefs_type_tags"],
         [],
+        ["bundlefs_name_words"],
     ]
 
     /// What a migration found before it changed anything.

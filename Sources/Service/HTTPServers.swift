@@ -42,7 +42,7 @@ final class HTTPServers: Sendable {
             let server: any RunningHTTPServer
             do {
                 // The symbol routes are the server's own; the web inventory answers every other target.
-                let pages: SymbolServer.Pages? = try plan.routes.contains(.web) ? Self.pages(plan.web, catalogue: catalogue) : nil
+                let pages: SymbolServer.Pages? = try plan.routes.contains(.web) ? Self.pages(plan.web, catalogue: catalogue, threads: settings.lookupThreads) : nil
                 server = try SymbolServer(catalogue: catalogue, roots: roots, listen: plan.listen, settings: settings, logger: logger, pages: pages)
             } catch {
                 for started in servers {
@@ -61,9 +61,10 @@ final class HTTPServers: Sendable {
         self.servers = servers
     }
 
-    /// The web inventory's answer to the targets the symbol routes leave.
-    private static func pages(_ options: HTTPServerPlan.WebOptions, catalogue: Catalogue) throws -> SymbolServer.Pages {
-        let fleet = options.database.map { PostgresFleet(url: $0, host: options.databaseHost) }
+    /// The web inventory's answer to the targets the symbol routes leave, made on `threads` lookup
+    /// threads: with `--database`, as many connections are kept.
+    private static func pages(_ options: HTTPServerPlan.WebOptions, catalogue: Catalogue, threads: Int) throws -> SymbolServer.Pages {
+        let fleet = options.database.map { PostgresFleet(url: $0, host: options.databaseHost, connections: threads) }
         let inventory = try WebInventory(catalogue: catalogue, languages: options.languages, host: options.host ?? Publisher.Settings.defaultHost, fleet: fleet)
         return { inventory.answer($0) }
     }

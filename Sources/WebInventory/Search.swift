@@ -25,6 +25,9 @@ struct Search: Sendable {
     var arch: String?
     /// Results listed on a page; the JSON gives them all.
     static let pageLimit = 200
+    /// How far a fleet's page counts its matches: past it, "more than 1,000" (Docs/web.md).
+    static let fleetCountLimit = 1_000
+    static let pastFleetCountLimit = "more than 1,000"
 
     init(q: String?, kind: String?, arch: String?) {
         let trimmed = q.map { Substring($0).trimmingCharacters(in: " \t\r\n") } ?? ""
@@ -77,12 +80,13 @@ struct Search: Sendable {
         return try catalogue.bundlePage(matching: query, limit: limit)
     }
 
-    /// The fleet's answer (`--database`), the first `limit` and how many in all: PostgreSQL
-    /// matches everything, words too (in its trigram index of each bundle's names, lower-cased).
+    /// The fleet's answer (`--database`), the first `limit` and how many in all, up to
+    /// `fleetCountLimit + 1` with a limit: PostgreSQL matches everything, words too (by the
+    /// words of each bundle's names, lower-cased, Docs/web.md).
     func bundles(in fleet: any FleetSource, limit: Int?) throws -> (bundles: [(host: String?, record: BundleRecord)], count: Int) {
         var query = narrowing
         if case let .words(words) = text { query.name = .text(NameForms.of(words)) }
-        let (found, count) = try fleet.bundles(matching: query, limit: limit)
+        let (found, count) = try fleet.bundles(matching: query, limit: limit, countingUpTo: limit.map { _ in Self.fleetCountLimit })
         return (found.map { ($0.host, $0.record) }, count)
     }
 

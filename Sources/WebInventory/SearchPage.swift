@@ -28,7 +28,7 @@ extension WebInventory {
         let q = web["q"]
         let values: [String: Any] = [
             "heading": q.map { "Bundles matching “\($0)”" } ?? "Catalogued bundles",
-            "count": count, "one": count == 1, "truncated": count > shown.count, "shown": shown.count,
+            "count": count > Search.fleetCountLimit && fleet != nil ? Search.pastFleetCountLimit : "\(count)", "one": count == 1, "truncated": count > shown.count, "shown": shown.count,
             "jsonLink": "/api/bundles?" + web.fields.map { WebRequest.escaped($0.name) + "=" + WebRequest.escaped($0.value) }.joined(separator: "&"),
             "results": results, "searched": true, "home": q == nil,
         ]

@@ -82,12 +82,15 @@ enum WebBench {
                     SELECT 'mac-' || n, path, path_text, identifier, identifier_key, kind, name, version, short_version, in_archive, error_count, record, names
                     FROM (SELECT *, row_number() OVER (ORDER BY path) - 1 AS i FROM bundlefs_bundles WHERE host = 'seed') b, generate_series(1, \(hosts)) n
                     WHERE (b.i + n * \(bundles / hosts)) % \(bundles) < \(rowsPerHost);
+                INSERT INTO bundlefs_name_words (host, path, word)
+                    SELECT b.host, w.path, w.word FROM bundlefs_bundles b JOIN bundlefs_name_words w ON w.host = 'seed' AND w.path = b.path
+                    WHERE b.host <> 'seed';
                 DELETE FROM bundlefs_hosts WHERE host = 'seed';
                 ANALYZE;
                 """, timeout: 3600)
         }
         let rows = try database.psql("SELECT count(*) FROM bundlefs_bundles")
-        report.notes.append(String(format: "serve-web --database: %@ rows from %d hosts copied in SQL in %.0f s (the names' trigram index kept as they went in)",
+        report.notes.append(String(format: "serve-web --database: %@ rows from %d hosts copied in SQL in %.0f s (with their names' words, indexes kept as they went in)",
                                    rows, hosts, copied))
         let log = Paths.join(output, "serve-web-fleet.log")
         let server = try SymbolServerProcess(catalogue: Paths.join(output, "no-catalogue.sqlite"), logFile: log, binary: binary, command: "serve-web",
@@ -99,7 +102,8 @@ enum WebBench {
                                        ("search by a word in every bundle (\"app\", 200 listed)", Array(repeating: "/?q=app", count: 5), "")] {
             let times = try serverTimes(server: server, log: log, targets: targets, root: root, output: output)
             report.add("serve-web --database, \(rows) rows of \(hosts) hosts: \(label)",
-                       value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests)", Timing.percentile(times, 0.5), Timing.percentile(times, 0.99), times.count),
+                       value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests, load %@)", Timing.percentile(times, 0.5),
+                                     Timing.percentile(times, 0.99), times.count, loadAverage()),
                        goal: goal)
         }
     }

@@ -42,6 +42,12 @@ import TestSupport
         #expect(table.standardOutput.hasPrefix("HOST") && table.standardOutput.contains("org.example.notes") && !table.standardOutput.contains("notes-pro"))
         #expect(try Subprocess.bundlefs(["open-with", "--scheme", "https", "--database", server.url], catalogue: catalogue).status == 1)
         #expect(try Subprocess.bundlefs(["open-with", "--host", "alpha", "--extension", "note"], catalogue: catalogue).status != 0)
+
+        // Rows a publisher of schema v4 sent have their claims (v3's) without v5's words: open-with
+        // answers from them and names no host as without claims.
+        try server.psql("UPDATE bundlefs_hosts SET rows_version = 4 WHERE host = 'alpha'")
+        let older = try Subprocess.bundlefs(["open-with", "--extension", "note", "--database", server.url], catalogue: catalogue)
+        #expect(older.status == 0 && older.standardOutput.contains("org.example.notes") && !older.standardError.contains("alpha"), "\(older)")
     }
 
     /// One spelling of a claimed type, from one function, for the local catalogue and PostgreSQL:

@@ -105,7 +105,7 @@ import TestSupport
         #expect(try bundlefs(["index", tree.root]).status == 0)
         #expect(try bundlefs(["publish", server.url, "--host", "alpha"]).status == 0)
         #expect(try server.psql("SELECT host, count(*) FROM bundlefs_bundles GROUP BY host ORDER BY host") == "alpha|1\nbeta|1")
-        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "4")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "5")
     }
 
     /// A one-off copy of a host that a daemon publishes would be overwritten by the daemon's next

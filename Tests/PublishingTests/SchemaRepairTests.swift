@@ -7,7 +7,7 @@ import TestSupport
 /// and does, on a real PostgreSQL.
 struct SchemaRepairTests {
     static let tables = ["bundlefs_schema", "bundlefs_hosts", "bundlefs_bundles", "bundlefs_binaries", "bundlefs_publishers",
-                         "bundlefs_launch_claims", "bundlefs_type_tags"]
+                         "bundlefs_launch_claims", "bundlefs_type_tags", "bundlefs_name_words"]
 
     /// The bundlefs tables there, and the foreign keys between them (which a table dropped with
     /// CASCADE takes from the others).
@@ -23,7 +23,7 @@ struct SchemaRepairTests {
     @Test func aWholeSchemaIsNotWritten() throws {
         let server = try PostgresServer()
         let first = try PublishedCatalogue(url: server.url)
-        #expect(first.schemaChange == "created the bundlefs schema (version 4)")
+        #expect(first.schemaChange == "created the bundlefs schema (version 5)")
         try server.psql("ALTER DATABASE postgres SET default_transaction_read_only = on")
         let reader = try PublishedCatalogue(url: server.url)
         #expect(reader.schemaChange == nil)
@@ -43,8 +43,8 @@ struct SchemaRepairTests {
         let server = try PostgresServer()
         let publisher = try PublishedCatalogue(url: server.url)
         let whole = try Self.shape(server)
-        #expect(whole.hasSuffix("|1,2,3,4"), "\(whole)")
-        try server.psql("INSERT INTO bundlefs_hosts VALUES ('alpha', 'x', 0, 0, now(), now(), 4)")
+        #expect(whole.hasSuffix("|1,2,3,4,5"), "\(whole)")
+        try server.psql("INSERT INTO bundlefs_hosts VALUES ('alpha', 'x', 0, 0, now(), now(), 5)")
         try server.psql(damage)
         let change = try publisher.ensureSchema()
         #expect(change?.hasPrefix("created the bundlefs schema again (its tables are not those of version") == true, "\(String(describing: change))")
@@ -62,7 +62,7 @@ struct SchemaRepairTests {
         let error = #expect(throws: PostgresError.self) { try publisher.ensureSchema() }
         #expect(error?.message.contains("my_apps") == true, "\(String(describing: error))")
         #expect(try server.psql("SELECT count(*) FROM pg_views WHERE viewname = 'my_apps'") == "1")
-        #expect(try server.psql("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bundlefs\\_%'") == "6")
+        #expect(try server.psql("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bundlefs\\_%'") == "7")
         try server.psql("DROP VIEW my_apps")
         #expect(try publisher.ensureSchema()?.contains("missing bundlefs_binaries") == true)
     }
@@ -73,7 +73,7 @@ struct SchemaRepairTests {
         let publisher = try PublishedCatalogue(url: server.url)
         let whole = try Self.shape(server)
         try server.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-        #expect(try publisher.ensureSchema() == "created the bundlefs schema (version 4)")
+        #expect(try publisher.ensureSchema() == "created the bundlefs schema (version 5)")
         #expect(try Self.shape(server) == whole)
     }
 }

@@ -64,7 +64,7 @@ import TestSupport
         #expect(try host.watcher!.stop() == 0)
     }
 
-    /// A database at v2 (tables and the `rows_version` column of v3 and the names of v4 taken away, and the rows they
+    /// A database at v2 (tables and the `rows_version` column of v3, the names of v4 and the words of v5 taken away, and the rows they
     /// held: what a v2 publisher left) is refused by `open-with --database` until a publisher of
     /// this version migrates it; then each host's next publisher sends it whole, though its queue
     /// would have let it resume, and until it has, `open-with` names the host it leaves out.
@@ -79,7 +79,7 @@ import TestSupport
             #expect(try host.watcher!.stop() == 0)
         }
         try server.psql("""
-            DROP TABLE bundlefs_launch_claims, bundlefs_type_tags; ALTER TABLE bundlefs_hosts DROP COLUMN rows_version;
+            DROP TABLE bundlefs_name_words, bundlefs_launch_claims, bundlefs_type_tags; ALTER TABLE bundlefs_hosts DROP COLUMN rows_version;
             ALTER TABLE bundlefs_bundles DROP COLUMN names; DELETE FROM bundlefs_schema WHERE version >= 3
             """)
         let refused = try alpha.bundlefs(["open-with", "--extension", "note", "--database", server.url])
@@ -90,7 +90,7 @@ import TestSupport
         let betaAgain = try beta.start(publishingTo: server.url)
         try poll(timeout: 60, "beta's claims") { try claims("beta") == "1" }
         #expect(betaAgain.log.contains("sent by an older bundlefs"), "\(betaAgain.log)")
-        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "4")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "5")
         let half = try alpha.bundlefs(["open-with", "--extension", "note", "--database", server.url])
         #expect(half.status == 0 && half.standardOutput.contains("org.example.memo") && !half.standardOutput.contains("org.example.notes"), "\(half)")
         #expect(half.standardError.contains("host alpha") && !half.standardError.contains("host beta"), "\(half)")

@@ -32,7 +32,7 @@ extension PublishWatchTests {
             #expect(log.contains("PostgreSQL lost what it had of host \(host.name)"), "\(host.name) says what it found:\n\(log)")
             #expect(try host.publishing()?["lastError"]?.stringValue?.contains("lost what it had") == true, "status says it")
         }
-        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "4")
+        #expect(try server.psql("SELECT max(version) FROM bundlefs_schema") == "5")
         for host in hosts {
             try poll(timeout: 30, "\(host.name)'s publisher to say it is current") { try host.publishing()?["state"] == .string("current") }
             // Its own row in bundlefs_publishers is written again, so a refusal can name it.
