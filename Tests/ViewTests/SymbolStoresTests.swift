@@ -26,7 +26,7 @@ import TestSupport
     static func names(_ children: [SymbolStores.Child]) -> [String] {
         children.map { child in
             switch child {
-            case let .directory(name, _), let .file(name, _): name
+            case let .directory(name, _), let .file(name, _, _, _): name
             }
         }
     }
@@ -35,18 +35,18 @@ import TestSupport
         let (catalogue, stores) = try indexed()
         let top = String(key.prefix(4)).uppercased(), second = String(key.dropFirst(4).prefix(4)).uppercased()
         let native = SymbolPath(layout: .native, components: [])
-        #expect(Self.names(stores.children(of: native).children) == [top])
+        #expect(Self.names(stores.children(of: native)) == [top])
         // The first directory's range is kept for the one beneath it.
-        #expect(Self.names(stores.children(of: SymbolPath(layout: .native, components: [top])).children) == [second])
-        #expect(Self.names(stores.children(of: SymbolPath(layout: .unified, components: [])).children) == [String(key.prefix(2))])
+        #expect(Self.names(stores.children(of: SymbolPath(layout: .native, components: [top]))) == [second])
+        #expect(Self.names(stores.children(of: SymbolPath(layout: .unified, components: []))) == [String(key.prefix(2))])
 
         TreeWriter(root: directory.appending("tree")).remove("Tool.app")
         _ = try Indexer(catalogue: catalogue).index(root: Indexer.canonicalRoot(FilePath(directory.appending("tree"))))
-        #expect(Self.names(stores.children(of: native).children) == [top])
-        #expect(Self.names(stores.children(of: SymbolPath(layout: .native, components: [top, second])).children).count == 1)
+        #expect(Self.names(stores.children(of: native)) == [top])
+        #expect(Self.names(stores.children(of: SymbolPath(layout: .native, components: [top, second]))).count == 1)
         stores.invalidate()
-        #expect(stores.children(of: native).children.isEmpty)
-        #expect(stores.children(of: SymbolPath(layout: .native, components: [top])).children.isEmpty)
+        #expect(stores.children(of: native).isEmpty)
+        #expect(stores.children(of: SymbolPath(layout: .native, components: [top])).isEmpty)
         #expect(stores.step(top.lowercased(), in: native) == nil)
     }
 
@@ -93,10 +93,10 @@ import TestSupport
 
     /// Every path below `path`, directories and files, as a walk of the listings finds them.
     static func walk(_ stores: SymbolStores, _ path: SymbolPath) -> [String] {
-        stores.children(of: path).children.flatMap { child -> [String] in
+        stores.children(of: path).flatMap { child -> [String] in
             switch child {
             case let .directory(name, below): [name] + walk(stores, below).map { name + "/" + $0 }
-            case let .file(name, _): [name]
+            case let .file(name, _, _, _): [name]
             }
         }
     }

@@ -148,6 +148,22 @@ extension MountedViewTests {
             #expect(throws: (any Error).self) { try FileStatus.of("\(symbols)/unified/\(Self.split(intelUUID))/debuginfo") }
         }
 
+        /// A first listing's entries come with their attributes (READDIRPLUS) from what the
+        /// listing found: its directory's listing is made once, even for the read past its last
+        /// entry, and each file found (opened and checked) once, not again for its attributes.
+        @Test func aFirstListingMakesItsEntriesOnce() throws {
+            let view = try fixture.mount(languages: "en")
+            let directory = view.path(".bundlefs/symbols/unified/\(Self.split(buildID))")
+            #expect(try FileStatus.of(directory).type == .directory)
+            let before = try requestCounts(view)
+            let names = try Descriptor.open(directory, flags: Descriptor.directoryNoFollow).listDirectory().map(\.name.string).sorted()
+            #expect(names == ["debuginfo", "executable"])
+            let after = try requestCounts(view)
+            #expect(after["readdirplus"]! - before["readdirplus"]! >= 1)
+            #expect(after["listing"]! - before["listing"]! == 1)
+            #expect(after["symbolFileFind"]! - before["symbolFileFind"]! == 2)
+        }
+
         @Test func aSecondUserReadsOnlyWhatTheyCouldReadInSource() throws {
             let user = try SystemUser()
             let view = try fixture.mount(languages: "en", arguments: ["--allow-other"])

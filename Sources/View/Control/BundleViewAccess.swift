@@ -73,8 +73,21 @@ extension ViewFileSystem {
 
     /// What a by-uuid match is reached through: its bundle (listed), the directories above it and
     /// those from it down to its file (passed through).
+    /// The bundle and the directories below it are stat'ed through one descriptor of the bundle
+    /// (a by-uuid listing's statuses of 30,000 images walked every path from `/`, three times).
     private func imageSources(_ match: DebugSymbols.Match, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
-        chain(of: match.bundle, statuses) + within(match.bundle, match.slice.file.parent, need: .traverse, statuses)
+        statuses.image(match.bundle, match.slice.file.parent) {
+            let bundle = try? Descriptor.open(match.bundle, flags: O_PATH_ONLY)
+            let bundleStatus = try? bundle?.status()
+            var sources = chain(of: match.bundle, status: bundleStatus, statuses)
+            var below = FilePath.here
+            for component in match.slice.file.parent.components {
+                below = below.appending(component)
+                sources.append(((try? bundle?.status(of: FileName(below.string), followSymlinks: true)) ?? noAccessStatus, .traverse))
+            }
+            if below.isEmpty { sources.append((bundleStatus ?? noAccessStatus, .traverse)) }
+            return sources
+        }
     }
 
     /// `by-id` and `by-uuid` (SPEC.md "Nothing leaks"; Docs/view.md): the kernel keeps a
@@ -88,8 +101,13 @@ extension ViewFileSystem {
 
     /// A bundle's directory (listed) and every directory above it up to SOURCE (passed through).
     private func chain(of bundle: FilePath, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
+        chain(of: bundle, status: bundle.isWithin(source.path) ? statuses.status(of: bundle) : nil, statuses)
+    }
+
+    /// The same, with the bundle's own status already found.
+    private func chain(of bundle: FilePath, status: FileStatus?, _ statuses: StatusMemo) -> [(status: FileStatus, need: Access.Need)] {
         guard bundle.isWithin(source.path) else { return [] }
-        guard let status = statuses.status(of: bundle) else { return [(noAccessStatus, .read)] }
+        guard let status else { return [(noAccessStatus, .read)] }
         if bundle == source.path { return [(status, .list)] }
         let above = statuses.traversal(above: bundle.parent) { traversal(of: $0, statuses) }
         return above.first?.need == .read ? above : [(status, .list)] + above
@@ -137,6 +155,23 @@ extension ViewFileSystem {
 final class StatusMemo: Sendable {
     private let known = Mutex<[FilePath: FileStatus?]>([:])
     private let traversals = Mutex<[FilePath: [(status: FileStatus, need: Access.Need)]]>([:])
+    private let images = Mutex<[ImageDirectory: [(status: FileStatus, need: Access.Need)]]>([:])
+
+    private struct ImageDirectory: Hashable {
+        var bundle: FilePath
+        var directory: FilePath
+    }
+
+    /// What an image in `directory` of `bundle` is reached through, as `make` finds it, made once
+    /// per memo: a universal executable's UUIDs, and a bundle's images side by side, share it.
+    func image(_ bundle: FilePath, _ directory: FilePath, make: () -> [(status: FileStatus, need: Access.Need)])
+        -> [(status: FileStatus, need: Access.Need)] {
+        let key = ImageDirectory(bundle: bundle, directory: directory)
+        if let kept = images.withLock({ $0[key] }) { return kept }
+        let made = make()
+        images.withLock { $0[key] = made }
+        return made
+    }
 
     /// The directories from `directory` up to SOURCE as `make` finds them, made once per memo.
     func traversal(above directory: FilePath, make: (FilePath) -> [(status: FileStatus, need: Access.Need)])
@@ -161,11 +196,8 @@ final class ListingLookups: Sendable {
     let statuses = StatusMemo()
     /// A by-uuid listing's matches by UUID key, from one query.
     let uuidMatches: [String: [DebugSymbols.Match]]
-    /// A symbol store directory's matches, from one range of the index (nil: none read).
-    let symbolMatches: [String: [DebugSymbols.Match]]?
 
-    init(uuidMatches: [String: [DebugSymbols.Match]] = [:], symbolMatches: [String: [DebugSymbols.Match]]? = nil) {
+    init(uuidMatches: [String: [DebugSymbols.Match]] = [:]) {
         self.uuidMatches = uuidMatches
-        self.symbolMatches = symbolMatches
     }
 }

@@ -4,16 +4,6 @@ import CompactStorage
 import Synchronization
 import SystemCalls
 
-/// A directory of `.bundlefs/symbols`: its layout (nil for `symbols` itself) and its path below the
-/// layout's root as it was asked for. Lookups ignore case, and each spelling is a node of its own:
-/// the kernel lets a directory have one name only.
-struct SymbolPath: Hashable, Sendable {
-    var layout: SymbolLayout?
-    var components: [String]
-
-    static let top = SymbolPath(layout: nil, components: [])
-}
-
 /// A file of a symbol store: which image's which file, and the real file it was looked up as, as
 /// indexed (a file replaced or rewritten since is not read in its place).
 struct SymbolStoreFile: Hashable, Sendable {
@@ -55,10 +45,11 @@ final class SymbolStores: Sendable {
     let refused: @Sendable (SymbolFileRefusal) -> Void
     private let kept = Mutex(Kept())
 
-    /// A directory's entry.
+    /// A directory's entry; a file with the match it is served from, so that a listing's
+    /// attributes need not find (and open) it again.
     enum Child {
         case directory(String, SymbolPath)
-        case file(String, SymbolStoreFile)
+        case file(String, SymbolStoreFile, status: FileStatus, match: DebugSymbols.Match)
     }
 
     /// Where a name in a directory leads.
@@ -111,61 +102,54 @@ final class SymbolStores: Sendable {
         }
     }
 
-    /// A directory's entries in byte order, and the matches they were made from (for the
-    /// attributes of a listing's entries). Files are listed only when they can be served.
-    func children(of path: SymbolPath) -> (children: [Child], matches: [String: [DebugSymbols.Match]]?) {
+    /// A directory's entries in byte order. Files are listed only when they can be served.
+    func children(of path: SymbolPath) -> [Child] {
         guard let layout = path.layout else {
-            return (SymbolLayout.allCases.map { .directory($0.rawValue, SymbolPath(layout: $0, components: [])) }, nil)
+            return SymbolLayout.allCases.map { .directory($0.rawValue, SymbolPath(layout: $0, components: [])) }
         }
-        if path.components.isEmpty {
-            let names = top(layout).values.sorted()
-            return (names.map { .directory($0, SymbolPath(layout: layout, components: [$0])) }, nil)
+        if path.depth == 0 {
+            return top(layout).values.sorted().map { .directory($0, path.appending($0)) }
         }
-        let matches = range(Self.prefix(path.components))
-        let depth = path.components.count, folded = Self.folded(path.components)
+        let depth = path.depth, folded = path.folded
         var children: [String: Child] = [:]
-        for (key, keyMatches) in matches {
+        for (key, keyMatches) in range(path.keyPrefix) {
             guard let format = keyMatches.first?.slice.format else { continue }
             for role in SymbolLayout.Role.allCases {
-                let entry = SymbolLayout.Entry(key: key, role: role)
-                let full = layout.components(of: entry, format: format)
+                let full = layout.components(of: SymbolLayout.Entry(key: key, role: role), format: format)
                 guard full.count > depth, Self.folded(full.prefix(depth)) == folded else { continue }
                 let name = full[depth]
                 if full.count > depth + 1 {
-                    children[name] = .directory(name, SymbolPath(layout: layout, components: path.components + [name]))
-                } else if let file = UUIDViews.storeFile(role, in: keyMatches, within: source.path, refused: refused) {
-                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, path: file.path, status: file.status))
+                    children[name] = .directory(name, path.appending(name))
+                } else if let file = storeFile(role, in: keyMatches) {
+                    children[name] = .file(name, SymbolStoreFile(key: key, role: role, path: file.path, status: file.status), status: file.status, match: file.match)
                 }
             }
         }
         // Names are ASCII: sorted as strings, they are in byte order.
-        return (children.keys.sorted().compactMap { children[$0] }, matches)
+        return children.keys.sorted().compactMap { children[$0] }
     }
 
-    /// Where `name` leads from the directory `path`, ignoring case. `known` are the matches its
-    /// listing was made from, when a listing asks.
-    func step(_ name: String, in path: SymbolPath, known: [String: [DebugSymbols.Match]]? = nil) -> Step? {
+    /// Where `name` leads from the directory `path`, ignoring case.
+    func step(_ name: String, in path: SymbolPath) -> Step? {
         guard let layout = path.layout else {
             return SymbolLayout(rawValue: name).map { .directory(SymbolPath(layout: $0, components: [])) }
         }
-        let full = path.components + [name]
-        if let entry = layout.entry(full) {
-            let matches = (known?[entry.key] ?? range(entry.key)[entry.key]) ?? []
-            guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)) == Self.folded(full),
-                  let file = UUIDViews.storeFile(entry.role, in: matches, within: source.path, refused: refused)
+        let child = path.appending(name)
+        if let entry = layout.entry(child.components) {
+            let matches = range(entry.key)[entry.key] ?? []
+            guard let format = matches.first?.slice.format, Self.folded(layout.components(of: entry, format: format)[...]) == child.folded,
+                  let file = storeFile(entry.role, in: matches)
             else { return nil }
             let identity = SymbolStoreFile(key: entry.key, role: entry.role, path: file.path, status: file.status)
             return .file(identity, path: file.path, status: file.status, match: file.match)
         }
-        let child = SymbolPath(layout: layout, components: full)
-        if full.count == 1 { return top(layout)[name.lowercased()] == nil ? nil : .directory(child) }
-        let prefix = Self.prefix(full), folded = Self.folded(full)
-        let matches = known.map { $0.filter { $0.key.hasPrefix(prefix) } } ?? range(prefix)
-        for (key, keyMatches) in matches {
+        if child.depth == 1 { return top(layout)[name.lowercased()] == nil ? nil : .directory(child) }
+        let folded = child.folded
+        for (key, keyMatches) in range(child.keyPrefix) {
             guard let format = keyMatches.first?.slice.format else { continue }
             for role in SymbolLayout.Role.allCases {
                 let components = layout.components(of: SymbolLayout.Entry(key: key, role: role), format: format)
-                if components.count > full.count, Self.folded(components.prefix(full.count)) == folded { return .directory(child) }
+                if components.count > child.depth, Self.folded(components.prefix(child.depth)) == folded { return .directory(child) }
             }
         }
         return nil
@@ -173,14 +157,21 @@ final class SymbolStores: Sendable {
 
     /// Whether a directory is still there (its node outlives the catalogue's answer).
     func exists(_ path: SymbolPath) -> Bool {
-        guard let name = path.components.last else { return true }
-        if case .directory? = step(name, in: SymbolPath(layout: path.layout, components: path.components.dropLast())) { return true }
+        guard let name = path.lastComponent else { return true }
+        if case .directory? = step(name, in: path.parent) { return true }
         return false
     }
 
     /// The match a file of an image is served from now, for its attributes.
     func match(_ role: SymbolLayout.Role, key: String) -> DebugSymbols.Match? {
-        UUIDViews.storeFile(role, in: range(key)[key] ?? [], within: source.path, refused: refused)?.match
+        storeFile(role, in: range(key)[key] ?? [])?.match
+    }
+
+    /// The file an image's matches serve for `role` (`UUIDViews.storeFile`), counted: each find
+    /// opens and checks the file.
+    private func storeFile(_ role: SymbolLayout.Role, in matches: [DebugSymbols.Match]) -> (path: FilePath, status: FileStatus, match: DebugSymbols.Match)? {
+        requests.count(.symbolFileFind)
+        return UUIDViews.storeFile(role, in: matches, within: source.path, refused: refused)
     }
 
     /// A layout's top-level names, from one query per update.
@@ -191,10 +182,8 @@ final class SymbolStores: Sendable {
         if var tops, stale.count <= Self.staleGroupsReadAsRanges {
             // Each touched group of two digits is one range: its names are made again from it.
             for group in stale {
-                requests.count(.symbolQuery)
-                guard let matches = try? catalogue.symbolMatchesByKey(prefix: group, under: source.path) else { return tops[layout] ?? [:] }
-                kept.withLock { if $0.generation == generation { _ = $0.groups.store(Self.ordered(matches), for: group, weight: max(1, matches.count)) } }
-                let keys = matches.compactMap { key, matches in matches.first.map { (key: key, format: $0.slice.format) } }
+                guard let read = read(group: group, generation: generation) else { return tops[layout] ?? [:] }
+                let keys = read.compactMap { each in each.matches.first.map { (key: each.key, format: $0.slice.format) } }
                 for each in SymbolLayout.allCases {
                     tops[each] = tops[each]?.filter { !$0.key.hasPrefix(group) }
                     Self.addNames(each, of: keys, to: &tops)
@@ -248,12 +237,20 @@ final class SymbolStores: Sendable {
         return matches
     }
 
-    /// A group's keys in order with their matches, from one range of the index.
+    /// A group's keys in order with their matches, from one range of the index; none while the
+    /// catalogue cannot be read.
     private func group(_ name: String) -> [KeyMatches] {
         let (found, generation) = kept.withLock { ($0.groups.value(for: name), $0.generation) }
-        if let found { return found }
+        return found ?? read(group: name, generation: generation) ?? []
+    }
+
+    /// The one read of a group's range (for its directories and for the top-level names it
+    /// spells), kept unless an update came since `generation`; nil, and nothing kept, when the
+    /// catalogue cannot be read: the next question asks again.
+    private func read(group name: String, generation: Int) -> [KeyMatches]? {
         requests.count(.symbolQuery)
-        let group = Self.ordered((try? catalogue.symbolMatchesByKey(prefix: name, under: source.path)) ?? [:])
+        guard let matches = try? catalogue.symbolMatchesByKey(prefix: name, under: source.path) else { return nil }
+        let group = Self.ordered(matches)
         kept.withLock { if $0.generation == generation { _ = $0.groups.store(group, for: name, weight: max(1, group.count)) } }
         return group
     }
@@ -262,8 +259,6 @@ final class SymbolStores: Sendable {
         matches.map { KeyMatches(key: $0.key, matches: $0.value) }.sorted { $0.key < $1.key }
     }
 
-    /// The key prefix a directory's path spells: its components joined, lower-cased.
-    private static func prefix(_ components: [String]) -> String { components.joined().lowercased() }
-
-    private static func folded<S: Sequence<String>>(_ components: S) -> [String] { components.map { $0.lowercased() } }
+    /// A layout's path of a key, as `SymbolPath.folded` spells a directory.
+    private static func folded(_ components: ArraySlice<String>) -> String { components.joined(separator: "/").lowercased() }
 }

@@ -3,8 +3,8 @@ import Synchronization
 /// Listings for READDIR when the kernel opens directories itself (`no_opendir`): then no OPENDIR
 /// or RELEASEDIR reaches the daemon, READDIR comes without a handle, and the kernel keeps the
 /// listing it was given until told the directory changed. A listing read from offset 0 is built
-/// afresh and kept per node, so the rest of that pass reads the same snapshot, until the pass has
-/// been given its last entry.
+/// afresh and kept per node, so the rest of that pass reads the same snapshot, until the pass
+/// reads past its last entry.
 final class DirectorySnapshots: Sendable {
     private let snapshots = Mutex([UInt64: DirectorySnapshot]())
     /// Passes in progress at once are few (a reader that stops early leaves one behind); past

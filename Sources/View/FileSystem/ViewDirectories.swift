@@ -16,6 +16,14 @@ final class DirectorySnapshot: Sendable {
         /// For real entries: what the listing said, so READDIRPLUS need not stat again.
         var listed: DirectoryListing.Entry?
         var isPackage = false
+        /// For by-uuid's and the symbol stores' entries: what the listing found, so READDIRPLUS
+        /// need not look again.
+        var found: Found?
+    }
+
+    enum Found {
+        case uuid(String)
+        case symbol(SymbolStores.Child)
     }
 
     let items: [Item]
@@ -43,6 +51,7 @@ extension ViewFileSystem {
     /// the real names (hidden ones left out); `.bundlefs` directories list what they resolve.
     func openDirectory(_ id: UInt64) throws(ViewError) -> DirectorySnapshot {
         let directory = try node(id)
+        requests.count(.listing)
         switch directory.kind {
         case .source:
             let path = try realPath(id)
@@ -110,7 +119,11 @@ extension ViewFileSystem {
             // Spellings are ASCII: sorted as strings, they are in byte order.
             let items = matches.compactMap { key, matches in DebugSymbols.spelling(matches).map { ($0, key) } }
                 .sorted { $0.0 < $1.0 }
-                .map { name, key in Self.item(FileName(name), .synthesized(.uuidView, detail: .uuid(key))) }
+                .map { name, key in
+                    var item = Self.item(FileName(name), .synthesized(.uuidView, detail: .uuid(key)))
+                    item.found = .uuid(key)
+                    return item
+                }
             return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: ListingLookups(uuidMatches: matches))
         case .uuidView:
             guard case let .uuid(key) = directory.detail else { throw .notFound }
@@ -121,14 +134,15 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: files + info, path: nil, childKind: .raw)
         case .symbols:
             guard case let .symbolPath(path) = directory.detail else { throw .notFound }
-            let (children, matches) = symbols.children(of: path)
-            let items = children.map { child in
-                switch child {
+            let items = symbols.children(of: path).map { child in
+                var item = switch child {
                 case let .directory(name, path): Self.item(FileName(name), .synthesized(.symbols, detail: .symbolPath(path)))
-                case let .file(name, file): DirectorySnapshot.Item(name: FileName(name), type: .regular, inode: file.inode)
+                case let .file(name, file, _, _): DirectorySnapshot.Item(name: FileName(name), type: .regular, inode: file.inode)
                 }
+                item.found = .symbol(child)
+                return item
             }
-            return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: ListingLookups(symbolMatches: matches))
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
         case .package, .info, .icon, .uuidInfo, .symbolFile:
             throw ViewError(code: ENOTDIR)
         }
@@ -152,6 +166,14 @@ extension ViewFileSystem {
     /// when it needs them).
     func plusEntry(_ item: DirectorySnapshot.Item, in snapshot: DirectorySnapshot, directory id: UInt64) -> EntryAnswer? {
         if item.isPackage || snapshot.isHeld { return nil }
+        switch item.found {
+        case let .uuid(key)?:
+            return synthesized(.uuidView, detail: .uuid(key), parent: id, name: item.name, lookups: snapshot.lookups)
+        case let .symbol(child)?:
+            return symbolEntry(child, parent: id, lookups: snapshot.lookups)
+        case nil:
+            break
+        }
         guard let listed = item.listed, let path = snapshot.path else { return try? lookUp(item.name, in: id, lookups: snapshot.lookups) }
         let status = listed.status
         if snapshot.childKind == .raw && status.type == .directory && packages.entry(at: path.appending(listed.realName))?.hasView == true {

@@ -85,7 +85,7 @@ extension ViewFileSystem {
             return EntryAnswer(id: id, generation: generation, attributes: Attributes.of(status), timeout: timeouts.synthesized)
         case .symbols:
             guard case let .symbolPath(path) = directory.detail else { return .negative(timeout: timeouts.synthesized) }
-            return lookUpSymbol(name, in: path, parent: parent, lookups: lookups)
+            return lookUpSymbol(name, in: path, parent: parent)
         case .package, .info, .icon, .uuidInfo, .symbolFile:
             throw ViewError(code: ENOTDIR)
         }

@@ -1,3 +1,4 @@
+import BundleModel
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
@@ -7,18 +8,33 @@ import Glibc
 /// DWARF files and executables, read through their own descriptors as real items are, with the
 /// owner, group and mode their bundles and directories allow.
 extension ViewFileSystem {
-    func lookUpSymbol(_ name: FileName, in path: SymbolPath, parent: UInt64, lookups: ListingLookups) -> EntryAnswer {
-        switch symbols.step(name.string, in: path, known: lookups.symbolMatches) {
+    func lookUpSymbol(_ name: FileName, in path: SymbolPath, parent: UInt64) -> EntryAnswer {
+        switch symbols.step(name.string, in: path) {
         case let .directory(child)?:
-            return synthesized(.symbols, detail: .symbolPath(child), parent: parent, name: name, lookups: lookups)
-        case let .file(file, path, status, match)?:
-            // Named by its real path, as by-uuid's files are, so that reads find it.
-            let (id, generation) = nodes.lookUp(.synthesized(.symbolFile, detail: .symbolFile(file)), parent: 0, name: FileName(path.string))
-            let attributes = Attributes.symbolFile(status, access: symbolFileAccess(status, match: match, statuses: lookups.statuses))
-            return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
+            return synthesized(.symbols, detail: .symbolPath(child), parent: parent, name: name)
+        case let .file(file, _, status, match)?:
+            return symbolFileEntry(file, status: status, match: match, statuses: StatusMemo())
         case nil:
             return .negative(timeout: timeouts.synthesized)
         }
+    }
+
+    /// The READDIRPLUS entry of a listed child, from what its listing found: a file is not
+    /// looked for (opened) again.
+    func symbolEntry(_ child: SymbolStores.Child, parent: UInt64, lookups: ListingLookups) -> EntryAnswer {
+        switch child {
+        case let .directory(name, path):
+            return synthesized(.symbols, detail: .symbolPath(path), parent: parent, name: FileName(name), lookups: lookups)
+        case let .file(_, file, status, match):
+            return symbolFileEntry(file, status: status, match: match, statuses: lookups.statuses)
+        }
+    }
+
+    /// Named by its real path, as by-uuid's files are, so that reads find it.
+    private func symbolFileEntry(_ file: SymbolStoreFile, status: FileStatus, match: DebugSymbols.Match, statuses: StatusMemo) -> EntryAnswer {
+        let (id, generation) = nodes.lookUp(.synthesized(.symbolFile, detail: .symbolFile(file)), parent: 0, name: FileName(file.found.path.string))
+        let attributes = Attributes.symbolFile(status, access: symbolFileAccess(status, match: match, statuses: statuses))
+        return EntryAnswer(id: id, generation: generation, attributes: attributes, timeout: timeouts.synthesized)
     }
 
     /// A symbol file's attributes: the file it was looked up as (from the descriptor its reads

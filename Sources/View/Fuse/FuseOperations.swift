@@ -297,10 +297,11 @@ enum FuseOperations {
             used += added
             position += 1
         }
-        // Without OPENDIR there is no RELEASEDIR to say a pass is over: the pass that has been
-        // given the last entry is, and its snapshot goes (a million entries kept would be
-        // hundreds of megabytes).
-        if position >= snapshot.items.count + 2, fs.kernelOpensDirectories.load(ordering: .acquiring) {
+        // Without OPENDIR there is no RELEASEDIR to say a pass is over: the read past its last
+        // entry (the empty reply that ends every pass) does, and its snapshot goes (a million
+        // entries kept would be hundreds of megabytes). Forgotten any earlier, that read built
+        // the whole listing again only to send nothing: twice the work of a small directory.
+        if position >= snapshot.items.count + 2, used == 0, fs.kernelOpensDirectories.load(ordering: .acquiring) {
             fs.directorySnapshots.forget(id)
         }
         if fuse_reply_buf(request, buffer, used) != 0 {

@@ -14,6 +14,10 @@ final class RequestCounts: Sendable {
         /// and of the symbol stores (a top level or a range of keys), so that what an update makes
         /// the daemon read again can be counted.
         case uuidListingQuery, uuidQuery, symbolQuery
+        /// Not requests: a directory's listing made (`openDirectory`: one per pass, however many
+        /// READDIRs read it), and a symbol store's file looked for (opened and checked), so that
+        /// a first listing's cost per entry can be counted.
+        case listing, symbolFileFind
         /// Not requests: notifications the daemon sent the kernel to forget a node's attributes,
         /// pages and listing (`inval_inode`), or a name in a directory (`inval_entry`).
         case invalidateInode, invalidateEntry

@@ -57,7 +57,7 @@ struct SyntheticChanges: Sendable {
             return uuidKeys.contains(key)
         case let .symbolPath(path):
             // A directory spells the leading digits of the keys beneath it, in any case.
-            return path.layout == nil ? !uuidKeys.isEmpty : keyPrefixes.contains(path.components.joined().lowercased())
+            return path.layout == nil ? !uuidKeys.isEmpty : keyPrefixes.contains(path.keyPrefix)
         case let .symbolFile(file):
             return uuidKeys.contains(file.key)
         }
