@@ -167,11 +167,14 @@ import Glibc
         let limit = server.openDescriptors + 6
         let limited = try Subprocess.run("/usr/bin/prlimit", ["--pid", String(server.pid), "--nofile=\(limit):\(limit)"])
         try #require(limited.status == 0, "\(limited)")
+        // Counted from once the lookups' connections are closed (under load the server may
+        // close one while it accepts the next, which would leave the count unchanged).
+        try poll(timeout: 10, "the lookups' connections to be closed") { try server.openConnections() == 0 }
+        let baseline = server.openDescriptors
         var idle: [RawConnection] = []
-        while server.openDescriptors < limit - 1 {
-            let before = server.openDescriptors
+        while baseline + idle.count < limit - 1 {
             idle.append(try #require(RawConnection(port: server.port)))
-            try poll(timeout: 10, "the server to accept an idle connection") { server.openDescriptors > before }
+            try poll(timeout: 10, "the server to accept idle connection \(idle.count)") { server.openDescriptors >= baseline + idle.count }
         }
         for _ in 0..<2 {
             let answer = try curl(url)

@@ -49,6 +49,14 @@ public final class SymbolServerProcess: @unchecked Sendable {
     /// Descriptors it holds open.
     public var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
 
+    /// Connections to its port it has not closed yet (established, or closed by the client and
+    /// not yet by the server), as the kernel lists them.
+    public func openConnections() throws -> Int {
+        let listed = try Subprocess.run("/usr/bin/ss", ["-tnH", "state", "established", "state", "close-wait", "( sport = :\(port) )"])
+        guard listed.status == 0 else { throw WatcherFailure("ss: \(listed)") }
+        return listed.standardOutput.split(separator: "\n").count
+    }
+
     @discardableResult
     public func stop(timeout: Double = 30) throws -> Int32 {
         if process.isRunning { kill(pid, SIGTERM) }
