@@ -4,8 +4,10 @@ import TestSupport
 
 /// Hostile clients (issue 28): thousands of idle connections, a huge request line, headers sent
 /// a byte at a time. The server stays up, its memory and descriptors bounded, and others are
-/// still served.
-@Suite struct SymbolServerHostileTests {
+/// still served. One at a time: Foundation's `Process.run` (curl) crashed in a memcpy while the
+/// 5,000-connection test opened descriptors on another thread of the same process (a fresh
+/// clone's CI, load 13).
+@Suite(.serialized) struct SymbolServerHostileTests {
     @Test func fiveThousandIdleConnectionsLeaveRoomForAClient() throws {
         let fixture = try SymbolStoreFixture(compile: false)
         let server = try SymbolServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("server.log"))
@@ -25,8 +27,9 @@ import TestSupport
         let after = server.residentKiB, descriptors = server.openDescriptors
         print("5,000 idle connections: RSS \(before) KiB before, \(after) KiB with them; \(descriptors) descriptors; \(idle.filter(\.isClosedByPeer).count) closed by the server")
         #expect(server.isRunning)
-        // The bound holds (4,096 connections, the oldest idle ones closed to make room) and memory stays small.
-        #expect(descriptors < 4_096 + 64)
+        // The bound holds (4,096 connections, the oldest idle ones closed to make room: the server
+        // accepts, then closes, so under load it may be a batch over for a moment) and memory stays small.
+        try poll(timeout: 10, "the server's \(server.openDescriptors) descriptors under 4,096 + 64") { server.openDescriptors < 4_096 + 64 }
         // The server's closes reach this end a moment after it makes room: looked for until they have.
         try poll(timeout: 10, "\(idle.filter(\.isClosedByPeer).count) of 5,000 closed by the server") { idle.filter(\.isClosedByPeer).count >= 5_000 - 4_096 }
         #expect(after - before < 64 * 1_024, "RSS grew from \(before) to \(after) KiB")
