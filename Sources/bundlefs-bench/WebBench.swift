@@ -69,8 +69,42 @@ enum WebBench {
     /// the catalogue published once, then copied in SQL to 50 hosts of 20,000 bundles each (a
     /// window of the 50,000, so hosts share most applications, as a fleet does), then the same
     /// searches, timed by the server. The server has no local catalogue.
+    ///
+    /// `BUNDLEFS_BENCH_FLEET_DATABASE=URL` reads a database made so before instead (a bench's that was
+    /// kept, or made by hand with the same SQL), so that two builds are measured on the same rows.
     static func fleet(binary: String, catalogue: String, output: String, bundles: Int, words: [String], globs: [String], report: inout Report) throws {
-        let database = try PostgresServer()
+        let url: String
+        var database: PostgresServer?
+        if let given = ProcessInfo.processInfo.environment["BUNDLEFS_BENCH_FLEET_DATABASE"] {
+            url = given
+            report.notes.append("serve-web --database: the rows already in \(given)")
+        } else {
+            let server = try PostgresServer()
+            database = server
+            try fill(server, binary: binary, catalogue: catalogue, bundles: bundles, report: &report)
+            url = server.url
+        }
+        let rows = (try? Subprocess.run("/usr/bin/psql", [url, "-XAtc", "SELECT count(*) FROM bundlefs_bundles"]).standardOutput)?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        let log = Paths.join(output, "serve-web-fleet.log")
+        let server = try SymbolServerProcess(catalogue: Paths.join(output, "no-catalogue.sqlite"), logFile: log, binary: binary, command: "serve-web",
+                                             arguments: ["--database", url])
+        defer { _ = try? server.stop() }
+        let root = Paths.join(output, "web-tree")
+        for (label, targets, goal) in [("search by a word (\"app N\")", words, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by identifier glob", globs, "p50 < 20 ms, p99 < 50 ms"),
+                                       ("search by a word in every bundle (\"app\", 200 listed)", Array(repeating: "/?q=app", count: 5), "")] {
+            let times = try serverTimes(server: server, log: log, targets: targets, root: root, output: output)
+            report.add("serve-web --database, \(rows) rows of \(hosts) hosts: \(label)",
+                       value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests, load %@)", Timing.percentile(times, 0.5),
+                                     Timing.percentile(times, 0.99), times.count, loadAverage()),
+                       goal: goal)
+        }
+        withExtendedLifetime(database) {}
+    }
+
+    /// The catalogue published once as host `seed`, then copied in SQL to `hosts` hosts of `rowsPerHost`.
+    static func fill(_ database: PostgresServer, binary: String, catalogue: String, bundles: Int, report: inout Report) throws {
         progress("publishing \(bundles) bundles and copying them to \(hosts) hosts of \(rowsPerHost) ...")
         _ = Timing.run(binary, ["publish", database.url, "--host", "seed"], environment: ["BUNDLEFS_CATALOGUE": catalogue])
         let copied = try Timing.seconds {
@@ -92,20 +126,6 @@ enum WebBench {
         let rows = try database.psql("SELECT count(*) FROM bundlefs_bundles")
         report.notes.append(String(format: "serve-web --database: %@ rows from %d hosts copied in SQL in %.0f s (with their names' words, indexes kept as they went in)",
                                    rows, hosts, copied))
-        let log = Paths.join(output, "serve-web-fleet.log")
-        let server = try SymbolServerProcess(catalogue: Paths.join(output, "no-catalogue.sqlite"), logFile: log, binary: binary, command: "serve-web",
-                                             arguments: ["--database", database.url])
-        defer { _ = try? server.stop() }
-        let root = Paths.join(output, "web-tree")
-        for (label, targets, goal) in [("search by a word (\"app N\")", words, "p50 < 20 ms, p99 < 50 ms"),
-                                       ("search by identifier glob", globs, "p50 < 20 ms, p99 < 50 ms"),
-                                       ("search by a word in every bundle (\"app\", 200 listed)", Array(repeating: "/?q=app", count: 5), "")] {
-            let times = try serverTimes(server: server, log: log, targets: targets, root: root, output: output)
-            report.add("serve-web --database, \(rows) rows of \(hosts) hosts: \(label)",
-                       value: String(format: "p50 %.1f ms, p99 %.1f ms (%d requests, load %@)", Timing.percentile(times, 0.5),
-                                     Timing.percentile(times, 0.99), times.count, loadAverage()),
-                       goal: goal)
-        }
     }
 
     /// Fetches each target over one connection; the server's time for each, from its log.

@@ -126,6 +126,55 @@ import TestSupport
         #expect(few.contains("555 bundles"), "tool1, tool10 to 19, tool100 to 199 on 5 hosts, counted exactly")
     }
 
+    /// A page of a rare word and a common one across hosts (issue 40): read from the rare word's
+    /// rows, it lists exactly the bundles of every host that have both, by host then path, and
+    /// counts them as before (exactly up to 1,000, then "more than").
+    @Test func aRareWordWithACommonOneListsEveryHostsMatchesInOrder() throws {
+        let database = try PostgresServer()
+        let fixture = try WebFixture()
+        let tree = TreeWriter(root: fixture.temporary.appending("tools"))
+        for index in 0..<300 { tree.macApp("Tools/Tool\(index).app", identifier: "org.example.tool\(index)") }
+        let catalogue = fixture.temporary.appending("tools.sqlite")
+        #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
+        #expect(try Subprocess.bundlefs(["publish", database.url, "--host", "mac-01"], catalogue: catalogue).status == 0)
+        // Nine more hosts, each without one of the tools, copied in SQL.
+        try database.psql("""
+            INSERT INTO bundlefs_hosts SELECT 'mac-' || to_char(n, 'FM00'), catalogue, sent_through, bundles, whole_at, updated_at, rows_version
+                FROM bundlefs_hosts, generate_series(2, 10) n WHERE host = 'mac-01';
+            INSERT INTO bundlefs_bundles SELECT 'mac-' || to_char(n, 'FM00'), path, path_text, identifier, identifier_key, kind, name, version,
+                short_version, in_archive, error_count, record, names FROM bundlefs_bundles, generate_series(2, 10) n
+                WHERE host = 'mac-01' AND identifier <> 'org.example.tool' || (100 + n);
+            INSERT INTO bundlefs_name_words SELECT b.host, w.path, w.word FROM bundlefs_bundles b JOIN bundlefs_name_words w
+                ON w.host = 'mac-01' AND w.path = b.path WHERE b.host <> 'mac-01';
+            ANALYZE;
+            """)
+        let server = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web.log"), arguments: ["--database", database.url])
+        func listed(_ q: String) throws -> (page: String, bundles: [String]) {
+            let page = try FetchedAnswer.get(server.url + "/?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q), in: fixture.temporary).text
+            let links = page.matches(of: #/href="/bundle\?host=(mac-\d+)&amp;path=[^"]*/Tool(\d+)\.app"/#).map { "\($0.1) \($0.2)" }
+            return (page, links)
+        }
+        func expected(_ tools: [Int]) -> [String] {
+            (1...10).flatMap { host in
+                tools.filter { host == 1 || $0 != 100 + host }.map { String(format: "mac-%02d %d", host, $0) }
+            }
+        }
+        // `example` is in every bundle's identifier; `tool29` in 11 a host's (Tool29, Tool290 to Tool299; paths in byte order).
+        let rare = try listed("example.tool29")
+        #expect(rare.bundles == expected([29] + Array(290...299)))
+        #expect(rare.page.contains("\(rare.bundles.count) bundles"))
+        // 111 a host, 1 less on mac-02 to mac-10 (tool102 to tool110): the first 200 of 1,101, and "more than".
+        let many = try listed("example.tool1")
+        let tools1 = [1] + Array(10...19) + Array(100...199)
+        #expect(many.bundles == Array(expected(tools1.sorted { "Tool\($0).app".utf8.lexicographicallyPrecedes("Tool\($1).app".utf8) }).prefix(200)))
+        #expect(many.page.contains("more than 1,000 bundles"), "\(many.page)")
+        // On one host (`--host`): only its rows, counted exactly.
+        let one = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web-3.log"),
+                                       arguments: ["--database", database.url, "--host", "mac-03"])
+        let onHost = try FetchedAnswer.get(one.url + "/?q=example.tool1", in: fixture.temporary).text
+        #expect(onHost.contains("110 bundles") && !onHost.contains("mac-01"), "\(onHost)")
+    }
+
     /// The server keeps its connections between requests (issue 40: connecting cost more than a
     /// search), and one that the database closed is dropped: stopped, a search is a 503 naming the
     /// database, and the server goes on; restarted, the next search answers.
