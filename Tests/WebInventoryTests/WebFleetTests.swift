@@ -168,6 +168,11 @@ import TestSupport
         let tools1 = [1] + Array(10...19) + Array(100...199)
         #expect(many.bundles == Array(expected(tools1.sorted { "Tool\($0).app".utf8.lexicographicallyPrecedes("Tool\($1).app".utf8) }).prefix(200)))
         #expect(many.page.contains("more than 1,000 bundles"), "\(many.page)")
+        // The JSON (no page: no start) lists the same, all of them; a glob's literal beginning starts a page too.
+        let json = try JSONValue.parse(try FetchedAnswer.get(server.url + "/api/bundles?q=example.tool1", in: fixture.temporary).text).arrayValue ?? []
+        #expect(json.count == 1_101 && Array(json.prefix(200)).map { "\($0["host"]?.stringValue ?? "") \($0["identifier"]?.stringValue?.dropFirst(16) ?? "")" } == many.bundles)
+        #expect(try listed("org.example.tool1*").bundles == many.bundles)
+        #expect(try listed("org.example.tool29?").bundles == expected(Array(290...299)))
         // On one host (`--host`): only its rows, counted exactly.
         let one = try WebServerProcess(catalogue: fixture.catalogue, logFile: fixture.temporary.appending("web-3.log"),
                                        arguments: ["--database", database.url, "--host", "mac-03"])
