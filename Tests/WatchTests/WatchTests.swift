@@ -197,8 +197,8 @@ let watchBackends = ["fanotify", "inotify"]
     }
 
     /// Five starts, each killed at a chosen point of its crawl: when the watcher has spent so
-    /// much CPU (the kernel's count, which load does not move as it moves a sleep), from just
-    /// after its start to most of a crawl of the tree.
+    /// much CPU (the kernel's count, which load does not move as it moves a sleep), from before
+    /// its status row exists to well into its crawl.
     @Test(arguments: watchBackends) func killedDuringTheInitialCrawlStaysConsistentAndConverges(backend: String) throws {
         let fixture = WatchFixture(backend: backend)
         let bundles = 600
