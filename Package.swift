@@ -63,7 +63,7 @@ let package = Package(
         .systemLibrary(name: "CPng", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         // Archives (BUNDLES.md section 10): libarchive from Debian's libarchive-dev.
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .target(name: "Archives", dependencies: ["BundleModel", "CArchive", "SystemCalls"], swiftSettings: strict),
+        .target(name: "Archives", dependencies: ["BundleModel", "CArchive", "SystemCalls"], swiftSettings: optimized),
         .target(name: "SystemCalls", dependencies: ["CSystemShims"], swiftSettings: optimized),
         // Property lists, JSON, text decoding, Base64 and hex: pure, and used by the rules, not part of them.
         .target(name: "Codecs", swiftSettings: optimized),

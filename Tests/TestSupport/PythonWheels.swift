@@ -24,13 +24,13 @@ public enum PythonWheels {
     public static func downloaded(_ wheel: Wheel) -> String? {
         let downloads = Paths.join(cache, "downloads")
         let file = Paths.join(downloads, wheel.fileName)
-        if sha256(of: file) == wheel.sha256 { return file }
+        if isPinned(file, wheel.sha256) { return file }
         try? FileManager.default.removeItem(atPath: file)
         try? FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         // --no-cache-dir: pip's own cache (~/.cache/pip) would keep a second copy of every wheel.
         let arguments = ["python3", "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-cache-dir",
                          "--no-deps", "--only-binary=:all:", "--platform", wheel.platform, "-d", downloads, wheel.requirement]
-        guard (try? Subprocess.run("/usr/bin/env", arguments, timeout: 600))?.status == 0, sha256(of: file) == wheel.sha256 else {
+        guard (try? Subprocess.run("/usr/bin/env", arguments, timeout: 600))?.status == 0, isPinned(file, wheel.sha256) else {
             // A partial or unexpected file is not kept for the next run to trust.
             try? FileManager.default.removeItem(atPath: file)
             return nil
@@ -51,6 +51,18 @@ public enum PythonWheels {
         else { return nil }
         _ = FileManager.default.createFile(atPath: marker, contents: nil)
         return sitePackages
+    }
+
+    /// Whether the file is the pinned one. Hashing the 98 MB wheel cost about a second of CPU in
+    /// each test process that asked: a match is remembered beside the file with its size, inode
+    /// and modification time, and trusted while those stay the same.
+    static func isPinned(_ file: String, _ sha256: String) -> Bool {
+        guard let status = try? FileStatus.of(FilePath(file)) else { return false }
+        let stamp = file + ".verified", expected = "\(sha256) \(status.size) \(status.inode) \(status.modificationTime)\n"
+        if (try? String(contentsOfFile: stamp, encoding: .utf8)) == expected { return true }
+        guard self.sha256(of: file) == sha256 else { return false }
+        try? expected.write(toFile: stamp, atomically: true, encoding: .utf8)
+        return true
     }
 
     static func sha256(of file: String) -> String? {

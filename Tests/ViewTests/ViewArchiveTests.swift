@@ -48,14 +48,14 @@ extension MountedViewTests {
             #expect(info.dictionary?["CFBundleVersion"] == .string("1.0"))
             #expect(try listing(view.path(".bundlefs/by-id")).contains("org.example.two"))
 
-            // A newer build renamed over it: its attributes and Info.plist follow within a second.
+            // A newer build renamed over it: its attributes and Info.plist follow (how soon is the benchmark's).
             try deliver("Downloads/Game.ipa", apps: [("Game", "org.example.game", "2.0")])
-            try poll(timeout: 1, "the newer build's version") { attribute("user.bundle.version", ipa) == "2.0" }
-            try poll(timeout: 1, "the newer Info.plist") {
+            try poll(timeout: 60, "the newer build's version") { attribute("user.bundle.version", ipa) == "2.0" }
+            try poll(timeout: 60, "the newer Info.plist") {
                 try PropertyListReader.read(contents(view.path(".bundlefs/by-id/org.example.game/Info.plist"))).value.dictionary?["CFBundleVersion"] == .string("2.0")
             }
             unlink(fixture.tree.path("Downloads/Game.ipa"))
-            try poll(timeout: 1, "the removed ipa's identifier to go") { try !listing(view.path(".bundlefs/by-id")).contains("org.example.game") }
+            try poll(timeout: 60, "the removed ipa's identifier to go") { try !listing(view.path(".bundlefs/by-id")).contains("org.example.game") }
         }
 
         /// An installer package with one application in its payload (rule 33) is described as an

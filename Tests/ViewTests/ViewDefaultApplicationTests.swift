@@ -78,7 +78,7 @@ extension MountedViewTests {
                 ])]),
             ])
             try #require(rename(staging.path("Photos.app"), fixture.tree.path("Apps/Photos.app")) == 0)
-            try poll(timeout: 2, "photo.jpg's default application to become the new owner") { attribute(photo) == "org.example.photos" }
+            try poll(timeout: 60, "photo.jpg's default application to become the new owner") { attribute(photo) == "org.example.photos" }
             #expect(attribute(drawing) == "org.example.sketch-editor")
             #expect(attribute(unknown) == nil)
         }

@@ -60,7 +60,7 @@ extension MountedViewTests {
             }
             // Live: deleting one twin leaves the other, in the view as in the source.
             fixture.tree.remove("Shared/\(nfd)")
-            try poll(timeout: 2, "the NFD twin to go") { try !exactListing(view.path("Shared")).map(\.name).contains(FileName(nfd)) }
+            try poll(timeout: 60, "the NFD twin to go") { try !exactListing(view.path("Shared")).map(\.name).contains(FileName(nfd)) }
             #expect(try contents(view.path("Shared/\(nfc)/owner.txt")) == Array("com.example.nfc\n".utf8))
             #expect(throws: (any Error).self) { try FileStatus.of(view.path("Shared/\(nfd)/owner.txt")) }
         }
@@ -96,7 +96,7 @@ extension MountedViewTests {
             }
             // An edit of the strings file shows in the effective Info.plist.
             fixture.tree.strings("Applications/Atlas.app/Contents/Resources/de.lproj/InfoPlist.strings", ["CFBundleDisplayName": "Atlas der Welt"])
-            try poll(timeout: 2, "the edited display name") {
+            try poll(timeout: 60, "the edited display name") {
                 let effective = try PropertyListReader.read(try contents(view.path(".bundlefs/by-id/org.example.atlas/Info.plist"))).value
                 // The copyright is no longer localized: the Info.plist's own value again.
                 return effective.dictionary?["CFBundleDisplayName"] == .string("Atlas der Welt")
@@ -170,7 +170,7 @@ extension MountedViewTests {
                 }
                 tree.text("Storm\(group)/loose.txt", "l")
             }
-            try poll(timeout: 5, "every directory's time in the view to equal the source's") {
+            try poll(timeout: 60, "every directory's time in the view to equal the source's") {
                 try realDirectories(under: tree.root).filter { $0.hasPrefix("Storm") }.allSatisfy { relative in
                     let source = try FileStatus.of(tree.path(relative))
                     guard let shown = try? FileStatus.of(view.path(relative)) else { return false }

@@ -69,7 +69,7 @@ extension MountedViewTests {
             // Space again: the catalogue converges, and the view shows the new packages.
             #expect(unlink(filler) == 0)
             try waitForConvergence(catalogue: catalogue, root: fixture.source, timeout: 40, "after space was freed")
-            try poll(timeout: 5, "the view to show the new packages: \((try? listing(view.path("Applications/More")))?.suffix(3) ?? [])") {
+            try poll(timeout: 60, "the view to show the new packages: \((try? listing(view.path("Applications/More")))?.suffix(3) ?? [])") {
                 (try? listing(view.path("Applications/More")))?.contains("App299") == true
             }
             try poll(timeout: 15, "the problem to clear") { status()?["problem"] == .null }

@@ -24,7 +24,7 @@ extension MountedViewTests {
             #expect(after["lookup"]! - before["lookup"]! == 0, "a missing name asked again reaches the daemon")
 
             fixture.tree.text("Documents/later.txt", "later\n")
-            try poll(timeout: 5, "the new file to show under the name looked up before") {
+            try poll(timeout: 60, "the new file to show under the name looked up before") {
                 (try? FileStatus.of(missing))?.type == .regular
             }
             #expect(try contents(missing) == Array("later\n".utf8))
@@ -45,11 +45,11 @@ extension MountedViewTests {
 
             fixture.tree.macApp("Applications/Chess.app", identifier: "org.example.chess",
                                 info: ["CFBundleName": .string("Chess"), "CFBundleVersion": .string("2.5"), "CFBundleDevelopmentRegion": .string("en")])
-            try poll(timeout: 5, "the changed bundle's Info.plist") { try String(decoding: contents(chessInfo), as: UTF8.self).contains("2.5") }
+            try poll(timeout: 60, "the changed bundle's Info.plist") { try String(decoding: contents(chessInfo), as: UTF8.self).contains("2.5") }
             // The notifier tells the kernel about updates in order: once a later change to a
             // cached file shows, the kernel has been told everything about the bundle's.
             fixture.tree.text("Documents/notes.txt", "notes, edited\n")
-            try poll(timeout: 5, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
 
             let before = try counter.read()
             #expect(try unrelated.map(names) == listed)
@@ -125,11 +125,11 @@ extension MountedViewTests {
             #expect(try contents(notes) == Array("notes\n".utf8))
 
             fixture.tree.file("Tools/Tool\(seeds[0]).app/Contents/MacOS/Tool\(seeds[0])", MachOImage.arm64(uuid: rebuilt).bytes(), mode: 0o755)
-            try poll(timeout: 5, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
+            try poll(timeout: 60, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
             // The notifier tells the kernel about updates in order: once a later change shows, the
             // kernel has forgotten what the rebuild changed.
             fixture.tree.text("Documents/notes.txt", "notes, edited\n")
-            try poll(timeout: 5, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
 
             let before = try counter.read()
             let listed = try names(byUUID)

@@ -22,7 +22,7 @@ extension MountedViewTests {
             let raw = view.path(".bundlefs/by-path/Applications/Chess.app/Contents/Resources/board.png")
             let resolved = view.path(".bundlefs/by-id/org.example.kit/Resources/kit.txt")
             fixture.tree.text("Library/Frameworks/Kit.framework/Resources/kit.txt", "kit v1\n")
-            try poll(timeout: 1, "the new resource") { (try? contents(resolved)) == Array("kit v1\n".utf8) }
+            try poll(timeout: 60, "the new resource") { (try? contents(resolved)) == Array("kit v1\n".utf8) }
             for path in [notes, raw, resolved] {
                 let first = try contents(path)
                 #expect(try contents(path) == first, "\(path) reads the same twice")
@@ -32,7 +32,7 @@ extension MountedViewTests {
             fixture.tree.text("Applications/Chess.app/Contents/Resources/board.png", "board, now longer than before\n")
             fixture.tree.text("Library/Frameworks/Kit.framework/Resources/kit.txt", "kit v2, longer\n")
             for (path, expected) in [(notes, "NOTES\n"), (raw, "board, now longer than before\n"), (resolved, "kit v2, longer\n")] {
-                try poll(timeout: 1, "\(path) to show its new bytes") {
+                try poll(timeout: 60, "\(path) to show its new bytes") {
                     (try? contents(path)) == Array(expected.utf8) && (try? FileStatus.of(path).size) == Int64(expected.utf8.count)
                 }
             }
@@ -50,11 +50,11 @@ extension MountedViewTests {
                 ]))
             }
             write("first")
-            try poll(timeout: 1, "the first copyright") { (try? contents(info)).map { String(decoding: $0, as: UTF8.self).contains("first") } ?? false }
+            try poll(timeout: 60, "the first copyright") { (try? contents(info)).map { String(decoding: $0, as: UTF8.self).contains("first") } ?? false }
             let before = try contents(info)
             #expect(try contents(info) == before)
             write("FIRST")
-            try poll(timeout: 1, "the same-sized change to show") {
+            try poll(timeout: 60, "the same-sized change to show") {
                 guard let now = try? contents(info) else { return false }
                 return String(decoding: now, as: UTF8.self).contains("FIRST") && now.count == before.count
             }
@@ -72,7 +72,7 @@ extension MountedViewTests {
 
             fixture.tree.file("Documents/big.bin.new", new)
             #expect(rename(fixture.tree.path("Documents/big.bin.new"), fixture.tree.path("Documents/big.bin")) == 0)
-            try poll(timeout: 1, "a new open to read the new file") { (try? contents(view.path("Documents/big.bin"))) == new }
+            try poll(timeout: 60, "a new open to read the new file") { (try? contents(view.path("Documents/big.bin"))) == new }
 
             while true {
                 let chunk = try descriptor.read(at: Int64(read.count), count: 1 << 16)

@@ -40,7 +40,7 @@ extension MountedViewTests {
 
             let now = try TarLayout(packagePath: FilePath(fixture.tree.path("Applications/Tall.app")))
             let expected = try now.read(offset: 0, count: Int(now.size), files: TarFileSource())
-            try poll(timeout: 1, "the view to serve the changed package (\(comment))") {
+            try poll(timeout: 60, "the view to serve the changed package (\(comment))") {
                 (try? FileStatus.of(package).size) == now.size && (try? contents(package)) == expected
             }
         }

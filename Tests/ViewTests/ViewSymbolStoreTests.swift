@@ -120,16 +120,16 @@ extension MountedViewTests {
             var intelDWARF = MachOImage.x86_64(uuid: intelUUID)
             intelDWARF.fileType = 10
             fixture.tree.dSYM("Builds/Tool-x86_64.app.dSYM", dwarfName: "Tool", dwarf: intelDWARF.bytes())
-            try poll(timeout: 1, "the new dSYM in native") { (try? contents("\(symbols)/native/\(intel)")) == intelDWARF.bytes() }
+            try poll(timeout: 60, "the new dSYM in native") { (try? contents("\(symbols)/native/\(intel)")) == intelDWARF.bytes() }
             #expect(try listing("\(symbols)/unified/\(Self.split(intelUUID))") == ["debuginfo", "executable"])
             fixture.tree.remove("Builds/Tool-x86_64.app.dSYM")
-            try poll(timeout: 1, "the removed dSYM to go") { !FileManager.default.fileExists(atPath: "\(symbols)/native/\(intel)") }
-            try poll(timeout: 1, "the removed dSYM's listing to go") { try listing("\(symbols)/unified/\(Self.split(intelUUID))") == ["executable"] }
+            try poll(timeout: 60, "the removed dSYM to go") { !FileManager.default.fileExists(atPath: "\(symbols)/native/\(intel)") }
+            try poll(timeout: 60, "the removed dSYM's listing to go") { try listing("\(symbols)/unified/\(Self.split(intelUUID))") == ["executable"] }
             // An image removed takes its directories with it, even those the kernel holds.
             let secretDirectory = "\(symbols)/native/\(FilePath(Self.native(secretUUID)).parent.string)"
             #expect(try FileStatus.of(secretDirectory).type == .directory)
             fixture.tree.remove("Private/Secret.app")
-            try poll(timeout: 1, "the removed image's directory to go") { (try? FileStatus.of(secretDirectory)) == nil }
+            try poll(timeout: 60, "the removed image's directory to go") { (try? FileStatus.of(secretDirectory)) == nil }
             #expect(try !listing("\(symbols)/native").contains(String(Self.native(secretUUID).prefix(4))))
         }
 
@@ -187,7 +187,7 @@ extension MountedViewTests {
             // A file its owner keeps to itself in a shared bundle stays theirs.
             chmod(fixture.tree.path("Builds/Md5.app.dSYM/Contents/Resources/DWARF/Md5"), 0o600)
             #expect(try !user.canRead(fixture.tree.path("Builds/Md5.app.dSYM/Contents/Resources/DWARF/Md5")))
-            try poll(timeout: 2, "the debug file's new mode") { try !user.canRead("\(symbols)/native/\(Self.split(buildID)).debug") }
+            try poll(timeout: 60, "the debug file's new mode") { try !user.canRead("\(symbols)/native/\(Self.split(buildID)).debug") }
             #expect(try !user.canRead("\(symbols)/unified/\(Self.split(buildID))/debuginfo"))
             #expect(try user.canRead("\(symbols)/unified/\(Self.split(buildID))/executable"))
         }

@@ -51,10 +51,10 @@ extension MountedViewTests {
             // Live: a rebuilt executable takes its new UUID; the old one goes once no slice has it.
             let newUUID = BinarySlice.canonicalUUID(MachOImage.uuid(seed: 43))
             fixture.tree.file("Builds/Tool.app/Contents/MacOS/Tool", MachOImage.arm64(uuid: MachOImage.uuid(seed: 43)).bytes(), mode: 0o755)
-            try poll(timeout: 1, "the rebuilt executable's UUID") { try listing(view.path(".bundlefs/by-uuid")).contains(newUUID) }
+            try poll(timeout: 60, "the rebuilt executable's UUID") { try listing(view.path(".bundlefs/by-uuid")).contains(newUUID) }
             #expect(try listing(view.path(".bundlefs/by-uuid/\(appName)")) == ["Info.plist", "dSYM"])
             fixture.tree.remove("Builds/Tool.app.dSYM")
-            try poll(timeout: 1, "the removed dSYM's UUID to go") { try !listing(view.path(".bundlefs/by-uuid")).contains(appName) }
+            try poll(timeout: 60, "the removed dSYM's UUID to go") { try !listing(view.path(".bundlefs/by-uuid")).contains(appName) }
         }
 
         @Test func aSecondUserSeesNoUUIDTheyCouldNotFind() throws {

@@ -196,16 +196,23 @@ let watchBackends = ["fanotify", "inotify"]
         #expect(try watcher.stop() == 0)
     }
 
+    /// Five starts, each killed at a chosen point of its crawl: when the watcher has spent so
+    /// much CPU (the kernel's count, which load does not move as it moves a sleep), from before
+    /// its status row exists to well into its crawl.
     @Test(arguments: watchBackends) func killedDuringTheInitialCrawlStaysConsistentAndConverges(backend: String) throws {
         let fixture = WatchFixture(backend: backend)
-        let bundles = 1000
+        let bundles = 600
         BenchmarkTree(root: fixture.tree.root, bundles: bundles).generate()
-        var generator = SeededGenerator(seed: 0x4B1_11ED)
         var interrupted = 0
-        for round in 0..<5 {
+        for (round, seconds) in [0.05, 0.15, 0.25, 0.35, 0.5].enumerated() {
             let watcher = try WatcherProcess(roots: [fixture.tree.root], catalogue: fixture.catalogue, logFile: fixture.directory.appending("kill\(round).log"),
                                              arguments: ["--backend", backend])
-            usleep(UInt32.random(in: 50_000...900_000, using: &generator))
+            try poll(timeout: 300, "round \(round): the watcher to spend \(seconds) s of CPU") {
+                guard watcher.process.isRunning else { throw WatcherFailure("round \(round): the watcher exited:\n\(watcher.log)") }
+                if (processorSeconds(of: watcher.pid) ?? 0) >= seconds { return true }
+                // A crawl that ended first is killed while it watches.
+                return watcher.status().map { $0.pid == watcher.pid && $0.state == .watching } ?? false
+            }
             watcher.signal(SIGKILL)
             _ = try watcher.stop(SIGKILL)
             let catalogue = try Catalogue(path: fixture.catalogue, mode: .readWrite)
@@ -335,4 +342,13 @@ let watchBackends = ["fanotify", "inotify"]
         #expect(second.batches == first.batches + 1, "batches \(first.batches) then \(second.batches)")
         #expect(try watcher.stop() == 0)
     }
+}
+
+/// The CPU seconds a process has spent (utime and stime in /proc/PID/stat), nil once it is gone.
+func processorSeconds(of pid: Int32) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return nil }
+    // The fields after the name: state is the first, utime the twelfth, stime the thirteenth.
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
