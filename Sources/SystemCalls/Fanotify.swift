@@ -131,76 +131,100 @@ public final class Fanotify: Sendable {
         if result != 0 { throw SystemError.last("fanotify_mark", path: path.string) }
     }
 
-    /// Reads every event currently queued (the descriptor does not block), in reads of up to
-    /// `bufferSize` bytes.
-    public func readEvents(bufferSize: Int = 256 * 1024) throws(SystemError) -> [FanotifyEvent] {
-        var events: [FanotifyEvent] = []
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
-        defer { buffer.deallocate() }
+    /// One read of what is queued into `buffer` (whole events only): the bytes read, 0 when
+    /// nothing is queued (the descriptor does not block).
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
         while true {
-            let count = read(descriptor, buffer, bufferSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { return events }
-                throw SystemError.last("read fanotify")
-            }
-            if count == 0 { return events }
-            events += Self.parse(UnsafeRawBufferPointer(start: buffer, count: count))
-            // A read returns whole events only; one that filled less than half the buffer drained the queue.
-            if count < bufferSize / 2 { return events }
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            if errno == EAGAIN { return 0 }
+            throw SystemError.last("read fanotify")
         }
     }
 
-    /// The events in a buffer read from the group. What cannot be an event (a length that runs past
-    /// the buffer, a record shorter than its header) ends the parse: the events before it stand.
+    /// The events in a buffer read from the group, as values. What cannot be an event (a length
+    /// that runs past the buffer, a record shorter than its header) ends the parse: the events
+    /// before it stand.
     public static func parse(_ buffer: UnsafeRawBufferPointer) -> [FanotifyEvent] {
-        let metadataSize = 24
         var events: [FanotifyEvent] = []
+        forEachEvent(in: buffer) { event in
+            events.append(FanotifyEvent(mask: event.mask, directory: event.directory?.handle, name: event.directory?.name,
+                                        newDirectory: event.newDirectory?.handle, newName: event.newDirectory?.name))
+        }
+        return events
+    }
+
+    /// Each event in a buffer read from the group, where it lies: nothing is copied or allocated,
+    /// so an event the caller drops (a directory it does not know) costs a few loads. Ends where
+    /// `parse` ends.
+    public static func forEachEvent(in buffer: UnsafeRawBufferPointer, _ body: (FanotifyEventBytes) throws -> Void) rethrows {
+        let metadataSize = 24
         var offset = 0
         while offset + metadataSize <= buffer.count {
             let eventLength = Int(buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             let metadataLength = Int(buffer.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self))
             guard eventLength >= metadataSize, metadataLength >= metadataSize, metadataLength <= eventLength,
-                  offset + eventLength <= buffer.count else { break }
-            var event = FanotifyEvent(mask: FanotifyMask(rawValue: buffer.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+                  offset + eventLength <= buffer.count else { return }
+            var event = FanotifyEventBytes(mask: FanotifyMask(rawValue: buffer.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
             var record = offset + metadataLength
             let end = offset + eventLength
             while record + 4 <= end {
                 let type = buffer[record]
                 let length = Int(buffer.loadUnaligned(fromByteOffset: record + 2, as: UInt16.self))
                 guard length >= 4, record + length <= end else { break }
-                if let (handle, name) = directoryRecord(UnsafeRawBufferPointer(rebasing: buffer[record..<record + length])) {
+                if let directory = FanotifyHandleBytes(record: UnsafeRawBufferPointer(rebasing: buffer[record..<record + length])) {
                     switch type {
-                    case 2, 3, 10: // DFID_NAME, DFID, OLD_DFID_NAME
-                        event.directory = handle
-                        event.name = name
-                    case 12: // NEW_DFID_NAME
-                        event.newDirectory = handle
-                        event.newName = name
+                    case 2, 3, 10: event.directory = directory // DFID_NAME, DFID, OLD_DFID_NAME
+                    case 12: event.newDirectory = directory // NEW_DFID_NAME
                     default: break
                     }
                 }
                 record += length
             }
-            events.append(event)
+            try body(event)
             offset += eventLength
         }
-        return events
+    }
+}
+
+/// An event as it lies in a buffer read from a fanotify group; its bytes are valid only as long
+/// as the buffer is (`Fanotify.forEachEvent`).
+public struct FanotifyEventBytes {
+    public var mask: FanotifyMask
+    /// The directory the event happened in (for a rename, the one the entry left).
+    public var directory: FanotifyHandleBytes?
+    /// For a rename: where the entry went.
+    public var newDirectory: FanotifyHandleBytes?
+
+    init(mask: FanotifyMask) { self.mask = mask }
+}
+
+/// A handle record in place: header (4), fsid (8), handle_bytes (4), handle_type (4), the handle,
+/// then (for the types with a name) the NUL-terminated name.
+public struct FanotifyHandleBytes {
+    public let fsid: UInt64
+    public let type: Int32
+    public let handleBytes: UnsafeRawBufferPointer
+    /// The entry's name, without its NUL; empty for the directory itself (no name, or ".").
+    public let nameBytes: UnsafeRawBufferPointer
+
+    init?(record: UnsafeRawBufferPointer) {
+        guard record.count >= 20 else { return nil }
+        let handleLength = Int(record.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        guard handleLength <= record.count - 20, handleLength <= DirectoryHandle.capacity else { return nil }
+        fsid = UInt64(record.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) | UInt64(record.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) << 32
+        type = record.loadUnaligned(fromByteOffset: 16, as: Int32.self)
+        handleBytes = UnsafeRawBufferPointer(rebasing: record[20..<20 + handleLength])
+        let rest = UnsafeRawBufferPointer(rebasing: record[(20 + handleLength)...])
+        let nameLength = rest.firstIndex(of: 0) ?? rest.count
+        let isSelf = nameLength == 1 && rest[0] == UInt8(ascii: ".")
+        nameBytes = UnsafeRawBufferPointer(rebasing: rest[0..<(isSelf ? 0 : nameLength)])
     }
 
-    /// A handle record: header (4), fsid (8), handle_bytes (4), handle_type (4), the handle, then
-    /// (for the types with a name) the NUL-terminated name; "." names the directory itself.
-    private static func directoryRecord(_ record: UnsafeRawBufferPointer) -> (DirectoryHandle, FileName?)? {
-        guard record.count >= 20 else { return nil }
-        let fsid = UInt64(record.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) | UInt64(record.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) << 32
-        let handleLength = Int(record.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        let type = record.loadUnaligned(fromByteOffset: 16, as: Int32.self)
-        guard handleLength <= record.count - 20,
-              let handle = DirectoryHandle(fsid: fsid, type: type, bytes: UnsafeRawBufferPointer(rebasing: record[20..<20 + handleLength]))
-        else { return nil }
-        let rest = record[(20 + handleLength)...]
-        let nameBytes = rest.prefix { $0 != 0 }
-        guard !nameBytes.isEmpty, !(nameBytes.count == 1 && nameBytes.first == UInt8(ascii: ".")) else { return (handle, nil) }
-        return (handle, FileName(bytes: UnsafeRawBufferPointer(rebasing: nameBytes)))
-    }
+    /// The handle as a value (no allocation: it is kept inline).
+    public var handle: DirectoryHandle { DirectoryHandle(fsid: fsid, type: type, bytes: handleBytes)! }
+
+    /// The entry's name; nil: the event is about the directory itself.
+    public var name: FileName? { nameBytes.isEmpty ? nil : FileName(bytes: nameBytes) }
 }

@@ -118,35 +118,47 @@ final class FilesystemMarks: Sendable {
         }
     }
 
-    /// The events as the rest of the watcher reads them: inotify's, with the directories' numbers
-    /// for watch descriptors. Events in directories not held are dropped here; a rename is a
-    /// MOVED_FROM and a MOVED_TO with one cookie, or only one of them when the other end is
-    /// outside the roots (a move in or out).
-    func translate(_ events: [FanotifyEvent]) -> (events: [InotifyEvent], dropped: Int) {
+    /// Reads what the group has queued, in reads that fill `buffer`, and translates it
+    /// (`translate`). Answers the events kept and the number dropped outside the roots.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> (events: [InotifyEvent], dropped: Int) {
+        var events: [InotifyEvent] = []
+        var dropped = 0
+        while true {
+            let count = try fanotify.read(into: buffer)
+            if count == 0 { break }
+            dropped += translate(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), into: &events)
+            // A read returns whole events only; one that filled less than half the buffer drained the queue.
+            if count < buffer.count / 2 { break }
+        }
+        return (events, dropped)
+    }
+
+    /// The events of a buffer read from the group as the rest of the watcher reads them: inotify's,
+    /// with the directories' numbers for watch descriptors, appended to `translated`; answers how
+    /// many were dropped. An event in a directory not held is dropped where it lies in the buffer,
+    /// after one lookup of its handle's bytes: no name is made for it. A rename is a MOVED_FROM
+    /// and a MOVED_TO with one cookie, or only one of them when the other end is outside the
+    /// roots (a move in or out). The table is locked once for the whole buffer.
+    func translate(_ buffer: UnsafeRawBufferPointer, into translated: inout [InotifyEvent]) -> Int {
         state.withLock { state in
-            var translated: [InotifyEvent] = []
             var dropped = 0
-            for event in events {
+            Fanotify.forEachEvent(in: buffer) { event in
                 if event.mask.contains(.queueOverflow) {
                     translated.append(InotifyEvent(watch: -1, mask: .queueOverflow, cookie: 0, name: nil))
-                    continue
+                    return
+                }
+                let from = event.directory.flatMap { state.numbers[$0.handle] }
+                let to = event.mask.contains(.rename) ? event.newDirectory.flatMap { state.numbers[$0.handle] } : nil
+                guard from != nil || to != nil else {
+                    dropped += 1
+                    return
                 }
                 let directoryFlag: InotifyMask = event.mask.contains(.onDirectory) ? .isDirectory : []
-                let from = event.directory.flatMap { state.numbers[$0] }
                 if event.mask.contains(.rename) {
-                    let to = event.newDirectory.flatMap { state.numbers[$0] }
-                    guard from != nil || to != nil else {
-                        dropped += 1
-                        continue
-                    }
                     state.nextCookie &+= 1
-                    if let from { translated.append(InotifyEvent(watch: from, mask: directoryFlag.union(.movedFrom), cookie: state.nextCookie, name: event.name)) }
-                    if let to { translated.append(InotifyEvent(watch: to, mask: directoryFlag.union(.movedTo), cookie: state.nextCookie, name: event.newName)) }
-                    continue
-                }
-                guard let from else {
-                    dropped += 1
-                    continue
+                    if let from { translated.append(InotifyEvent(watch: from, mask: directoryFlag.union(.movedFrom), cookie: state.nextCookie, name: event.directory?.name)) }
+                    if let to { translated.append(InotifyEvent(watch: to, mask: directoryFlag.union(.movedTo), cookie: state.nextCookie, name: event.newDirectory?.name)) }
+                    return
                 }
                 var mask = directoryFlag
                 for (fan, ino) in Self.masks where event.mask.contains(fan) { mask.insert(ino) }
@@ -156,9 +168,9 @@ final class FilesystemMarks: Sendable {
                     state.nextCookie &+= 1
                     cookie = state.nextCookie
                 }
-                translated.append(InotifyEvent(watch: from, mask: mask, cookie: cookie, name: event.name))
+                translated.append(InotifyEvent(watch: from!, mask: mask, cookie: cookie, name: event.directory?.name))
             }
-            return (translated, dropped)
+            return dropped
         }
     }
 

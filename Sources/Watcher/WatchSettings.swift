@@ -12,7 +12,8 @@ public enum WatchBackend: String, Sendable, CaseIterable {
 
 /// How the watcher paces itself. The defaults suit a desktop or a server; tests and benchmarks
 /// shorten them through the environment (BUNDLEFS_SETTLE_MS, BUNDLEFS_RESCAN_INTERVAL,
-/// BUNDLEFS_WATCH_LIMIT, and BUNDLEFS_BACKEND where no `--backend` is given).
+/// BUNDLEFS_WATCH_LIMIT, BUNDLEFS_READ_INTERVAL_MS, and BUNDLEFS_BACKEND where no `--backend` is
+/// given).
 public struct WatchSettings: Sendable {
     /// Quiet time after the last event before a batch is processed: editors write a file in several
     /// steps, and one batch should see them all. It is most of a single change's latency (SPEC:
@@ -38,6 +39,11 @@ public struct WatchSettings: Sendable {
     /// Events kept in memory while a batch or rescan runs; beyond this they are dropped and
     /// treated as an overflow.
     public var maximumQueuedEvents = 2_000_000
+    /// Reads of the event queues are at least this far apart (a first event after a quiet spell is
+    /// read at once): under a stream of events, most of them outside the roots with fanotify, one
+    /// wake-up per event cost more than the events themselves. It adds at most this much to a
+    /// change's latency, and only while events stream in.
+    public var readInterval = 0.005
     public var backend = WatchBackend.auto
 
     public init() {}
@@ -47,6 +53,7 @@ public struct WatchSettings: Sendable {
         if let value = environment["BUNDLEFS_SETTLE_MS"].flatMap(Double.init) { settings.settleSeconds = value / 1000 }
         if let value = environment["BUNDLEFS_RESCAN_INTERVAL"].flatMap(Double.init) { settings.rescanInterval = value }
         if let value = environment["BUNDLEFS_WATCH_LIMIT"].flatMap(Int.init) { settings.watchLimit = max(0, value) }
+        if let value = environment["BUNDLEFS_READ_INTERVAL_MS"].flatMap(Double.init) { settings.readInterval = max(0, value) / 1000 }
         if let value = environment["BUNDLEFS_BACKEND"].flatMap(WatchBackend.init(rawValue:)) { settings.backend = value }
         return settings
     }

@@ -85,7 +85,7 @@ public final class Watcher: @unchecked Sendable {
         inotify = try Inotify()
         let marks = try Self.filesystemMarks(settings.backend, roots: roots, logger: logger)
         installer = WatchInstaller(inotify: inotify, marks: marks, limit: settings.effectiveWatchLimit)
-        reader = try EventReader(inotify: inotify, marks: marks, limit: settings.maximumQueuedEvents)
+        reader = try EventReader(inotify: inotify, marks: marks, limit: settings.maximumQueuedEvents, readInterval: settings.readInterval)
         var options = options
         // The catalogue's own directory changes with every write: never walk or watch it.
         options.excluded.insert(catalogue.path.parent)

@@ -155,12 +155,14 @@ if CommandLine.arguments.contains("--profile-open-with") {
 // `--raise-watch-limit`.
 if CommandLine.arguments.contains("--backends") {
     // `--raised-only`: that third run alone (the first two are the headline, made together).
-    let own = ["--backends", "--million", "--raise-watch-limit", "--raised-only"]
+    let own = ["--backends", "--million", "--raise-watch-limit", "--raised-only", "--fanotify-only"]
     let settings = Settings(Array(CommandLine.arguments.dropFirst()).filter { !own.contains($0) })
     let million = CommandLine.arguments.contains("--million")
     var runs = [BackendBench.Run(backend: "inotify"), BackendBench.Run(backend: "fanotify")]
     if CommandLine.arguments.contains("--raise-watch-limit") { runs.append(BackendBench.Run(backend: "inotify", raisedLimit: true)) }
     if CommandLine.arguments.contains("--raised-only") { runs = [BackendBench.Run(backend: "inotify", raisedLimit: true)] }
+    // `--fanotify-only`: the fanotify run alone (its figures after a change to that backend).
+    if CommandLine.arguments.contains("--fanotify-only") { runs = [BackendBench.Run(backend: "fanotify")] }
     BackendBench.print(try BackendBench.run(binary: settings.binary, output: settings.output,
                                             treeRoot: Paths.join(settings.output, million ? "million-tree" : "backend-tree"),
                                             bundles: million ? MemoryBench.bundles : settings.bundles, changes: settings.latencyChanges, runs: runs))
