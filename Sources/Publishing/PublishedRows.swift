@@ -42,13 +42,16 @@ enum PublishedRows {
         let bytes = text.withUTF8 { utf8 -> [UInt8]? in
             guard utf8.count >= 2, utf8.count % 2 == 0, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x") else { return nil }
             // A table, not a switch per digit: a page of 200 records is about a megabyte of hex.
+            // Read once: a static's every use in the loop would be a lazy-initialisation check.
             var valid = true
-            let bytes = [UInt8](unsafeUninitializedCapacity: utf8.count / 2 - 1) { buffer, initialized in
-                for index in 0..<buffer.count {
-                    let high = hexValues[Int(utf8[2 + 2 * index])], low = hexValues[Int(utf8[3 + 2 * index])]
-                    guard high | low < 0x10 else { valid = false; break }
-                    buffer[index] = high << 4 | low
-                    initialized = index + 1
+            let bytes = hexValues.withUnsafeBufferPointer { table in
+                [UInt8](unsafeUninitializedCapacity: utf8.count / 2 - 1) { buffer, initialized in
+                    for index in 0..<buffer.count {
+                        let high = table[Int(utf8[2 + 2 * index])], low = table[Int(utf8[3 + 2 * index])]
+                        guard high | low < 0x10 else { valid = false; break }
+                        buffer[index] = high << 4 | low
+                        initialized = index + 1
+                    }
                 }
             }
             return valid ? bytes : nil
