@@ -16,12 +16,13 @@ extension WebInventory {
         let (shown, count) = try found(search, limit: Search.pageLimit)
         let results: [[String: Any]] = shown.map { host, record in
             // Another host's icon file is not on this one.
-            let icon: Any = host == nil ? Self.iconLink(record, size: 32) as Any? ?? false : false
-            let hostName: Any = host ?? false
+            let icon: Any = host == nil ? Self.iconLink(record, size: 32).map(HTMLText.escaped) as Any? ?? false : false
+            let hostName: Any = host.map(HTMLText.escaped) ?? false
+            // Escaped here, not by Mustache: the template shows them with {{{…}}} (HTMLText).
             return [
-                "link": Self.bundleLink(record, host: host), "icon": icon, "host": hostName,
-                "name": record.displayName(for: languages), "identifier": record.identifier ?? "",
-                "version": record.shortVersion ?? record.version ?? "", "kind": record.kind.rawValue,
+                "link": HTMLText.escaped(Self.bundleLink(record, host: host)), "icon": icon, "host": hostName,
+                "name": HTMLText.escaped(record.displayName(for: languages)), "identifier": HTMLText.escaped(record.identifier ?? ""),
+                "version": HTMLText.escaped(record.shortVersion ?? record.version ?? ""), "kind": HTMLText.escaped(record.kind.rawValue),
                 "errors": record.errors.isEmpty ? false : record.errors.count,
             ]
         }

@@ -54,6 +54,16 @@ struct WebRequestTests {
         #expect(Search.namePattern("a\u{0}b") == (.like("%a\u{0}b%"), false), "NUL: Swift decides")
     }
 
+    /// The search rows' values, escaped before the template shows them unescaped: what Mustache's
+    /// `{{…}}` gives, by bytes (a `<` before a combining mark is escaped too).
+    @Test func resultRowValuesAreEscapedAsMustacheWould() {
+        #expect(HTMLText.escaped("<img src=x onerror=alert(1)>") == "&lt;img src=x onerror=alert(1)&gt;")
+        #expect(HTMLText.escaped(#"a & "b" 'c'"#) == "a &amp; &quot;b&quot; &#39;c&#39;")
+        #expect(HTMLText.escaped("Caf\u{E9} \u{8BA1}\u{7B97} /bundle?path=%2FA&host=m") == "Caf\u{E9} \u{8BA1}\u{7B97} /bundle?path=%2FA&amp;host=m")
+        #expect(HTMLText.escaped("<\u{301}") == "&lt;\u{301}")
+        #expect(HTMLText.escaped("plain") == "plain" && HTMLText.escaped("").isEmpty)
+    }
+
     @Test func theChartEscapesItsLabels() {
         let svg = BarChart.svg([("<script>", 3), ("b & c", 0)])
         #expect(svg.contains("&lt;script&gt;") && svg.contains("b &amp; c") && !svg.contains("<script>"))

@@ -9,13 +9,18 @@ struct BinaryPlistParser {
     private var referenceSize = 0
     private var objectCount = 0
     private var offsetTableStart = 0
-    private var inProgress = Set<Int>()
+    /// By object number, whether the object is a collection in the chain being built: a reference
+    /// to one is a cycle. Arrays of the object count (a byte or four each, at most the file's size
+    /// in objects), not hashed sets: a page of records parses hundreds of plists.
+    private var inProgress: [Bool] = []
     private var budget: Int
     /// Bytes the values may expand to, counting a shared object once per reference: that is what
     /// the catalogue's JSON and the view's XML write out.
     private var expansionBudget: Int
-    /// Strings and data already read, by object number: references share one copy.
-    private var leaves: [Int: PlistValue] = [:]
+    /// Strings and data already read, by object number (index + 1 in `leafValues`, 0 for none):
+    /// references share one copy.
+    private var leafIndex: [UInt32] = []
+    private var leafValues: [PlistValue] = []
 
     /// Per-value bytes charged besides a string's or data's own: what a value costs to hold.
     static let valueCost = 16
@@ -61,12 +66,14 @@ struct BinaryPlistParser {
         else { throw PlistError("binary plist trailer points outside the file") }
         objectCount = Int(count)
         offsetTableStart = Int(tableOffset)
+        inProgress = Array(repeating: false, count: objectCount)
+        leafIndex = Array(repeating: 0, count: objectCount)
         return try object(Int(top), depth: 0)
     }
 
     private func readUInt(at offset: Int, size: Int) -> UInt64 {
         var value: UInt64 = 0
-        for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
+        for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
         return value
     }
 
@@ -83,13 +90,17 @@ struct BinaryPlistParser {
         guard depth <= maximumPlistDepth else { throw PlistError("binary plist nests more than \(maximumPlistDepth) levels") }
         budget -= 1
         guard budget >= 0 else { throw PlistError("binary plist expands to more values than its size allows (shared objects)") }
-        if let leaf = leaves[number] {
+        if leafIndex[number] > 0 {
+            let leaf = leafValues[Int(leafIndex[number]) - 1]
             try charge(leaf.leafByteCount)
             return leaf
         }
         let value = try read(number, depth: depth)
         try charge(value.leafByteCount)
-        if value.leafByteCount > 0 { leaves[number] = value }
+        if value.leafByteCount > 0 {
+            leafValues.append(value)
+            leafIndex[number] = UInt32(leafValues.count)
+        }
         return value
     }
 
@@ -134,7 +145,10 @@ struct BinaryPlistParser {
         case 0x5:
             let (length, at) = try lengthAndStart(start, low)
             try need(at, length)
-            return .string(String(decoding: bytes[at..<(at + length)].map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self))
+            let ascii = bytes[at..<(at + length)]
+            // Nearly always ASCII already: decoded without a copy; other bytes become "?".
+            if ascii.allSatisfy({ $0 < 0x80 }) { return .string(String(decoding: ascii, as: UTF8.self)) }
+            return .string(String(decoding: ascii.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self))
         case 0x6:
             let (length, at) = try lengthAndStart(start, low)
             let (byteCount, overflow) = length.multipliedReportingOverflow(by: 2)
@@ -155,7 +169,7 @@ struct BinaryPlistParser {
             let (length, at) = try lengthAndStart(start, low)
             let references = try readReferences(at, count: length)
             try enter(number)
-            defer { inProgress.remove(number) }
+            defer { inProgress[number] = false }
             var values: [PlistValue] = []
             values.reserveCapacity(length)
             for reference in references { values.append(try object(reference, depth: depth + 1)) }
@@ -166,7 +180,7 @@ struct BinaryPlistParser {
             guard !overflow else { throw PlistError("binary plist dictionary size overflows") }
             let references = try readReferences(at, count: doubled)
             try enter(number)
-            defer { inProgress.remove(number) }
+            defer { inProgress[number] = false }
             var result: [String: PlistValue] = [:]
             result.reserveCapacity(length)
             for pair in 0..<length {
@@ -183,9 +197,10 @@ struct BinaryPlistParser {
     }
 
     private mutating func enter(_ number: Int) throws(PlistError) {
-        guard inProgress.insert(number).inserted else {
+        guard !inProgress[number] else {
             throw PlistError("binary plist has a cycle: object \(number) contains itself")
         }
+        inProgress[number] = true
     }
 
     private func need(_ start: Int, _ length: Int) throws(PlistError) {

@@ -1,5 +1,5 @@
-/// The page around every page's body. `{{{body}}}` is the one unescaped value: it is the output
-/// of our own templates, whose every value was escaped there.
+/// The page around every page's body. `{{{body}}}` is the one unescaped value here: it is the output
+/// of our own templates, whose every value was escaped there (the search rows' by `HTMLText`).
 enum LayoutTemplate {
     static let text = """
     <!DOCTYPE html>

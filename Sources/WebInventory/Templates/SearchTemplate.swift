@@ -6,8 +6,8 @@ enum SearchTemplate {
     <p class="count">{{count}} {{#one}}bundle{{/one}}{{^one}}bundles{{/one}}{{#truncated}}, the first {{shown}} listed (<a href="{{jsonLink}}">all as JSON</a>){{/truncated}}</p>
     <ul class="results">
     {{#results}}
-    <li class="result"><a href="{{link}}">{{#icon}}<img class="icon" src="{{icon}}" width="32" height="32" alt="">{{/icon}}{{^icon}}<span class="icon none"></span>{{/icon}}<span class="name">{{name}}</span></a>
-    <span class="identifier">{{identifier}}</span> <span class="version">{{version}}</span> <span class="kind">{{kind}}</span>{{#host}} <span class="host">{{host}}</span>{{/host}}{{#errors}} <span class="errors">{{errors}} errors</span>{{/errors}}</li>
+    <li class="result"><a href="{{{link}}}">{{#icon}}<img class="icon" src="{{{icon}}}" width="32" height="32" alt="">{{/icon}}{{^icon}}<span class="icon none"></span>{{/icon}}<span class="name">{{{name}}}</span></a>
+    <span class="identifier">{{{identifier}}}</span> <span class="version">{{{version}}}</span> <span class="kind">{{{kind}}}</span>{{#host}} <span class="host">{{{host}}}</span>{{/host}}{{#errors}} <span class="errors">{{errors}} errors</span>{{/errors}}</li>
     {{/results}}
     </ul>
     {{/searched}}</section>
