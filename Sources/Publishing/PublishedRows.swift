@@ -40,34 +40,11 @@ enum PublishedRows {
     static func bytes(ofBytea text: String?) throws -> [UInt8] {
         guard var text else { throw PostgresError("a bytea value that is not hex") }
         let bytes = text.withUTF8 { utf8 -> [UInt8]? in
-            guard utf8.count >= 2, utf8.count % 2 == 0, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x") else { return nil }
-            // A table, not a switch per digit: a page of 200 records is about a megabyte of hex.
-            // Read once: a static's every use in the loop would be a lazy-initialisation check.
-            var valid = true
-            let bytes = hexValues.withUnsafeBufferPointer { table in
-                [UInt8](unsafeUninitializedCapacity: utf8.count / 2 - 1) { buffer, initialized in
-                    for index in 0..<buffer.count {
-                        let high = table[Int(utf8[2 + 2 * index])], low = table[Int(utf8[3 + 2 * index])]
-                        guard high | low < 0x10 else { valid = false; break }
-                        buffer[index] = high << 4 | low
-                        initialized = index + 1
-                    }
-                }
-            }
-            return valid ? bytes : nil
+            guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x") else { return nil }
+            return Hex.bytes(digits: UnsafeBufferPointer(rebasing: utf8[2...]))
         }
         guard let bytes else { throw PostgresError("a bytea value that is not hex") }
         return bytes
-    }
-
-    /// Each byte's value as a hex digit, 0xFF for what is not one.
-    private static let hexValues: [UInt8] = (0...255).map { character in
-        switch UInt8(character) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(character) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(character) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(character) - UInt8(ascii: "A") + 10
-        default: 0xFF
-        }
     }
 
     /// Identifiers compare as SQLite's NOCASE does: ASCII letters folded, nothing else.

@@ -25,16 +25,30 @@ public enum Hex {
 
     /// The bytes of an even run of hex digits (either case); nil for anything else.
     public static func bytes(_ text: some StringProtocol) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
+        text.utf8.withContiguousStorageIfAvailable { bytes(digits: $0) } ?? Array(text.utf8).withUnsafeBufferPointer { bytes(digits: $0) }
     }
+
+    /// The same, read where the digits lie: PostgreSQL's bytea text of a page of 200 records is about
+    /// a megabyte of hex. A table, not a switch per digit, read once per call (a static's every use
+    /// in the loop would be a lazy-initialisation check).
+    public static func bytes(digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        var valid = true
+        let bytes = values.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: digits.count / 2) { buffer, initialized in
+                for index in 0..<digits.count / 2 {
+                    let high = table[Int(digits[2 * index])], low = table[Int(digits[2 * index + 1])]
+                    guard high | low < 0x10 else { valid = false; return }
+                    buffer[index] = high << 4 | low
+                    initialized = index + 1
+                }
+            }
+        }
+        return valid ? bytes : nil
+    }
+
+    /// Each byte's value as a hex digit, 0xFF for what is not one.
+    private static let values: [UInt8] = (0...255).map { value(UInt8($0)) ?? 0xFF }
 
     /// The value of one ASCII hex digit (either case); nil for anything else.
     public static func value(_ digit: UInt8) -> UInt8? {
