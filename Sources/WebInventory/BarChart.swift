@@ -1,5 +1,5 @@
 /// A horizontal bar chart as SVG, drawn on the server: no script, no style sheet of its own, and
-/// its labels escaped here (it is the one value a template puts in unescaped).
+/// its labels escaped here (`HTMLText`: the chart is a value a template puts in unescaped).
 enum BarChart {
     static func svg(_ bars: [(label: String, count: Int)]) -> String {
         let width = 600, barHeight = 28, gap = 10, labelWidth = 190
@@ -9,25 +9,10 @@ enum BarChart {
         for (index, bar) in bars.enumerated() {
             let y = gap + index * (barHeight + gap)
             let length = bar.count == 0 ? 0 : max(2, (width - labelWidth - 60) * bar.count / maximum)
-            svg += "<text x=\"0\" y=\"\(y + barHeight * 2 / 3)\" class=\"label\">\(escaped(bar.label))</text>"
+            svg += "<text x=\"0\" y=\"\(y + barHeight * 2 / 3)\" class=\"label\">\(HTMLText.escaped(bar.label))</text>"
             svg += "<rect x=\"\(labelWidth)\" y=\"\(y)\" width=\"\(length)\" height=\"\(barHeight)\" class=\"bar bar\(index)\"></rect>"
             svg += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + barHeight * 2 / 3)\" class=\"value\">\(bar.count)</text>"
         }
         return svg + "</svg>"
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

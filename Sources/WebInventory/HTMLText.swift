@@ -1,6 +1,7 @@
 /// Text escaped for HTML by its UTF-8 bytes: the five characters Mustache's `{{…}}` escapes.
 /// Mustache's own escaping looks up every Character in a dictionary; a fleet page of 200 rows
-/// spent a tenth of its time there (issue 40). Values escaped here go in `{{{…}}}`, and only these.
+/// spent a tenth of its time there (issue 40). Values escaped here go in `{{{…}}}` (the search rows),
+/// or into markup made on the server (the reports' bar chart).
 enum HTMLText {
     static func escaped(_ text: String) -> String {
         var text = text
