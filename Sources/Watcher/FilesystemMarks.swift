@@ -160,6 +160,8 @@ final class FilesystemMarks: Sendable {
                     if let to { translated.append(InotifyEvent(watch: to, mask: directoryFlag.union(.movedTo), cookie: state.nextCookie, name: event.newDirectory?.name)) }
                     return
                 }
+                // Not a rename: `to` is nil, so the guard above left `from`.
+                guard let from else { return }
                 var mask = directoryFlag
                 for (fan, ino) in Self.masks where event.mask.contains(fan) { mask.insert(ino) }
                 // Without FAN_RENAME the two halves of a move cannot be paired: each is its own.
@@ -168,7 +170,7 @@ final class FilesystemMarks: Sendable {
                     state.nextCookie &+= 1
                     cookie = state.nextCookie
                 }
-                translated.append(InotifyEvent(watch: from!, mask: mask, cookie: cookie, name: event.directory?.name))
+                translated.append(InotifyEvent(watch: from, mask: mask, cookie: cookie, name: event.directory?.name))
             }
             return dropped
         }
