@@ -99,16 +99,22 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: missing), "no catalogue made")
     }
 
+    /// Tool0.app to Tool299.app (`org.example.toolN`) indexed and published as `host`: the rows the
+    /// page tests copy to more hosts in SQL.
+    private func publishTools(to database: PostgresServer, as host: String, in fixture: WebFixture) throws {
+        let tree = TreeWriter(root: fixture.temporary.appending("tools"))
+        for index in 0..<300 { tree.macApp("Tools/Tool\(index).app", identifier: "org.example.tool\(index)") }
+        let catalogue = fixture.temporary.appending("tools.sqlite")
+        #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
+        #expect(try Subprocess.bundlefs(["publish", database.url, "--host", host], catalogue: catalogue).status == 0)
+    }
+
     /// A results page across a million rows does not count them all (issue 40): past 1,000 it says
     /// "more than 1,000", and still lists its 200; the JSON gives every match.
     @Test func aPageCountsUpTo1000() throws {
         let database = try PostgresServer()
         let fixture = try WebFixture()
-        let tree = TreeWriter(root: fixture.temporary.appending("tools"))
-        for index in 0..<300 { tree.macApp("Tools/Tool\(index).app", identifier: "org.example.tool\(index)") }
-        let catalogue = fixture.temporary.appending("tools.sqlite")
-        #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
-        #expect(try Subprocess.bundlefs(["publish", database.url, "--host", "mac-1"], catalogue: catalogue).status == 0)
+        try publishTools(to: database, as: "mac-1", in: fixture)
         // Four more hosts with the same tools, copied in SQL: 1,500 matches.
         try database.psql("""
             INSERT INTO bundlefs_hosts SELECT 'mac-' || n, catalogue, sent_through, bundles, whole_at, updated_at, rows_version
@@ -132,11 +138,7 @@ import TestSupport
     @Test func aRareWordWithACommonOneListsEveryHostsMatchesInOrder() throws {
         let database = try PostgresServer()
         let fixture = try WebFixture()
-        let tree = TreeWriter(root: fixture.temporary.appending("tools"))
-        for index in 0..<300 { tree.macApp("Tools/Tool\(index).app", identifier: "org.example.tool\(index)") }
-        let catalogue = fixture.temporary.appending("tools.sqlite")
-        #expect(try Subprocess.bundlefs(["index", tree.root], catalogue: catalogue).status == 0)
-        #expect(try Subprocess.bundlefs(["publish", database.url, "--host", "mac-01"], catalogue: catalogue).status == 0)
+        try publishTools(to: database, as: "mac-01", in: fixture)
         // Nine more hosts, each without one of the tools, copied in SQL.
         try database.psql("""
             INSERT INTO bundlefs_hosts SELECT 'mac-' || to_char(n, 'FM00'), catalogue, sent_through, bundles, whole_at, updated_at, rows_version
