@@ -99,6 +99,48 @@ extension MountedViewTests {
             #expect(inodes > 0 && inodes < 100)
         }
 
+        // The first `ls -l` of by-uuid and by-id after an update sends no entry the kernel
+        // already holds (it keeps them an hour, and the update made it forget what it touched):
+        // the second listing costs the daemon its READDIRPLUS replies and the few nodes the
+        // update touched, not a lookup per entry. `ls -l` prints what it printed before for every
+        // entry the update did not touch.
+        @Test func aListingAfterAnUpdateResendsNoEntryTheKernelHolds() throws {
+            let seeds = Array(60..<76)
+            for seed in seeds {
+                fixture.tree.machOApp("Tools/Tool\(seed).app", identifier: "org.example.tool\(seed)",
+                                      executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: seed)).bytes())
+            }
+            let old = BinarySlice.canonicalUUID(MachOImage.uuid(seed: seeds[0])), rebuilt = MachOImage.uuid(seed: 99)
+            let view = try fixture.mount(languages: "en")
+            let counter = try DaemonCounter(view)
+            let listings = [view.path(".bundlefs/by-uuid"), view.path(".bundlefs/by-id")]
+            let beforeFirst = try counter.read()
+            let first = try Subprocess.run("/bin/ls", ["-ln", "--time-style=+%s"] + listings).standardOutput
+            let afterFirst = try counter.read()
+            #expect(afterFirst["plusEntry"]! - beforeFirst["plusEntry"]! >= 2 * seeds.count, "the first listings send every entry")
+            let notes = view.path("Documents/notes.txt")
+            #expect(try contents(notes) == Array("notes\n".utf8))
+
+            fixture.tree.file("Tools/Tool\(seeds[0]).app/Contents/MacOS/Tool\(seeds[0])", MachOImage.arm64(uuid: rebuilt).bytes(), mode: 0o755)
+            try poll(timeout: 60, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
+            fixture.tree.text("Documents/notes.txt", "notes, edited\n")
+            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+
+            let before = try counter.read()
+            let second = try Subprocess.run("/bin/ls", ["-ln", "--time-style=+%s"] + listings).standardOutput
+            let after = try counter.read()
+            func delta(_ kind: String) -> Int { after[kind]! - before[kind]! }
+            #expect(delta("readdirplus") + delta("readdir") >= 2, "both were listed again")
+            #expect(delta("plusEntry") + delta("lookup") + delta("getattr") <= 10,
+                    "the second listing's entries cost the daemon \(delta("plusEntry")) entries, \(delta("lookup")) lookups, \(delta("getattr")) getattrs")
+            let touched = [old, BinarySlice.canonicalUUID(rebuilt), "org.example.tool\(seeds[0])"]
+            func untouched(_ listing: String) -> [Substring] {
+                listing.split(separator: "\n").filter { line in !line.hasPrefix("total") && !touched.contains { line.hasSuffix(" " + $0) } }
+            }
+            #expect(untouched(second) == untouched(first))
+            #expect(second.contains(BinarySlice.canonicalUUID(rebuilt)) && !second.contains(old))
+        }
+
         // The daemon's own answers are mended by what an update touched, as the kernel's are: a
         // rebuilt executable's new UUID is in the first listing of by-uuid and the symbol stores
         // after the update and the old one is not, and that listing reads again only the UUIDs

@@ -288,6 +288,7 @@ enum FuseOperations {
                 let needed = fuse_add_direntry_plus(request, nil, 0, cName, &parameters, next)
                 guard needed <= remaining else { return nil }
                 if let item, let answer = fs.plusEntry(item, in: snapshot, directory: id) {
+                    fs.requests.count(.plusEntry)
                     parameters = entryParameters(answer)
                     if answer.id != 0 { counted.append(answer.id) }
                 }

@@ -21,6 +21,9 @@ final class RequestCounts: Sendable {
         /// Not requests: notifications the daemon sent the kernel to forget a node's attributes,
         /// pages and listing (`inval_inode`), or a name in a directory (`inval_entry`).
         case invalidateInode, invalidateEntry
+        /// Not a request: an entry of a READDIRPLUS reply sent with its attributes (one the kernel
+        /// held is sent without: `ViewFileSystem.plusEntry`).
+        case plusEntry
     }
 
     private let counts = Mutex([UInt64](repeating: 0, count: Kind.allCases.count))
