@@ -32,8 +32,11 @@ enum MemoryBench {
             try watcher.waitUntilWatching(timeout: 900)
             let seconds = Timing.now() - started
             let memory = ProcessMemory(pid: watcher.pid)
+            // As root the watcher chooses fanotify (`--backend auto`), whose handle table costs
+            // more than inotify's watches (Docs/watcher.md): the figure says which it measured.
+            let backend = watcher.status()?.backend ?? "backend unknown"
             try watcher.stop()
-            report.add("memory: `watch`, \(label), after \(step)", value: String(format: "%@ (ready in %.1f s)", memory.summary, seconds), goal: "< 150 MB")
+            report.add("memory: `watch`, \(label), after \(step)", value: String(format: "%@ (ready in %.1f s, %@)", memory.summary, seconds, backend), goal: "< 150 MB")
         }
 
         progress("memory: `mount` of \(label), with its own index, then `find` and `ls -lR` ...")
