@@ -136,9 +136,12 @@ enum ClaimMerge {
 
         private static let roles = LaunchListCoding.roleCodes.map { LaunchClaim.Role(rawValue: $0) }
 
-        /// Whether this entry comes before the other cursor's in the answer (rule 30's key).
+        /// Whether this entry comes before the other cursor's in the answer (rule 30's key). The
+        /// claim part decides most comparisons and is compared first: making both keys reads four
+        /// slices through the readers, which made every open-with answer 25 to 40% slower.
         func precedes(_ other: Cursor) -> Bool {
-            HandlerOrderKey.compare(HandlerOrderKey(claim: order, version: versionKey, path: path),
+            if order != other.order { return order < other.order }
+            return HandlerOrderKey.compare(HandlerOrderKey(claim: order, version: versionKey, path: path),
                                            HandlerOrderKey(claim: other.order, version: other.versionKey, path: other.path)) < 0
         }
     }
