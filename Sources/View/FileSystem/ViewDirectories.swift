@@ -178,8 +178,7 @@ extension ViewFileSystem {
         if item.isPackage || snapshot.isHeld { return nil }
         switch item.found {
         case let .uuid(key)?:
-            let identity = NodeIdentity.synthesized(.uuidView, detail: .uuid(key))
-            if nodes.id(of: identity) != nil { return nil }
+            if nodes.id(of: .synthesized(.uuidView, detail: .uuid(key))) != nil { return nil }
             return synthesized(.uuidView, detail: .uuid(key), parent: id, name: item.name, lookups: snapshot.lookups)
         case let .identifier(identifier)?:
             if nodes.id(of: .synthesized(.bundleView, detail: .bundle(.identifier(identifier)))) != nil { return nil }
