@@ -105,11 +105,7 @@ extension MountedViewTests {
         // update touched, not a lookup per entry. `ls -l` prints what it printed before for every
         // entry the update did not touch.
         @Test func aListingAfterAnUpdateResendsNoEntryTheKernelHolds() throws {
-            let seeds = Array(60..<76)
-            for seed in seeds {
-                fixture.tree.machOApp("Tools/Tool\(seed).app", identifier: "org.example.tool\(seed)",
-                                      executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: seed)).bytes())
-            }
+            let seeds = makeTools()
             let old = BinarySlice.canonicalUUID(MachOImage.uuid(seed: seeds[0])), rebuilt = MachOImage.uuid(seed: 99)
             let view = try fixture.mount(languages: "en")
             let counter = try DaemonCounter(view)
@@ -118,13 +114,8 @@ extension MountedViewTests {
             let first = try Subprocess.run("/bin/ls", ["-ln", "--time-style=+%s"] + listings).standardOutput
             let afterFirst = try counter.read()
             #expect(afterFirst["plusEntry"]! - beforeFirst["plusEntry"]! >= 2 * seeds.count, "the first listings send every entry")
-            let notes = view.path("Documents/notes.txt")
-            #expect(try contents(notes) == Array("notes\n".utf8))
 
-            fixture.tree.file("Tools/Tool\(seeds[0]).app/Contents/MacOS/Tool\(seeds[0])", MachOImage.arm64(uuid: rebuilt).bytes(), mode: 0o755)
-            try poll(timeout: 60, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
-            fixture.tree.text("Documents/notes.txt", "notes, edited\n")
-            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+            try rebuild(tool: seeds[0], as: rebuilt, in: view)
 
             let before = try counter.read()
             let second = try Subprocess.run("/bin/ls", ["-ln", "--time-style=+%s"] + listings).standardOutput
@@ -141,16 +132,34 @@ extension MountedViewTests {
             #expect(second.contains(BinarySlice.canonicalUUID(rebuilt)) && !second.contains(old))
         }
 
-        // The daemon's own answers are mended by what an update touched, as the kernel's are: a
-        // rebuilt executable's new UUID is in the first listing of by-uuid and the symbol stores
-        // after the update and the old one is not, and that listing reads again only the UUIDs
-        // (and groups of two digits) the update touched, not every UUID.
-        @Test func anUpdateMakesTheDaemonReadAgainOnlyTheUUIDsItTouched() throws {
+        /// Tool60.app to Tool75.app (`org.example.toolN`), each executable with the UUID of its seed.
+        private func makeTools() -> [Int] {
             let seeds = Array(60..<76)
             for seed in seeds {
                 fixture.tree.machOApp("Tools/Tool\(seed).app", identifier: "org.example.tool\(seed)",
                                       executable: MachOImage.arm64(uuid: MachOImage.uuid(seed: seed)).bytes())
             }
+            return seeds
+        }
+
+        /// Rebuilds a tool's executable with the UUID `uuid` and waits until the kernel has been told
+        /// all the update changed: the notifier tells the kernel about updates in order, so once a
+        /// later change to a file it cached shows, it has forgotten what the rebuild changed.
+        private func rebuild(tool seed: Int, as uuid: [UInt8], in view: MountedView) throws {
+            let notes = view.path("Documents/notes.txt")
+            #expect(try contents(notes) == Array("notes\n".utf8))
+            fixture.tree.file("Tools/Tool\(seed).app/Contents/MacOS/Tool\(seed)", MachOImage.arm64(uuid: uuid).bytes(), mode: 0o755)
+            try poll(timeout: 60, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(uuid))"))) != nil }
+            fixture.tree.text("Documents/notes.txt", "notes, edited\n")
+            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+        }
+
+        // The daemon's own answers are mended by what an update touched, as the kernel's are: a
+        // rebuilt executable's new UUID is in the first listing of by-uuid and the symbol stores
+        // after the update and the old one is not, and that listing reads again only the UUIDs
+        // (and groups of two digits) the update touched, not every UUID.
+        @Test func anUpdateMakesTheDaemonReadAgainOnlyTheUUIDsItTouched() throws {
+            let seeds = makeTools()
             let old = MachOImage.uuid(seed: seeds[0]), rebuilt = MachOImage.uuid(seed: 99)
             let oldKey = BinarySlice.uuidKey(BinarySlice.canonicalUUID(old))!, rebuiltKey = BinarySlice.uuidKey(BinarySlice.canonicalUUID(rebuilt))!
             try #require(oldKey.prefix(2) != rebuiltKey.prefix(2), "the two UUIDs in two groups of the unified layout")
@@ -163,15 +172,8 @@ extension MountedViewTests {
             // range, the kernel only its first level.
             let unrelated = view.path(".bundlefs/symbols/native/" + String(BinarySlice.canonicalUUID(MachOImage.uuid(seed: seeds[1])).prefix(4)))
             #expect(try names(unrelated).count == 1)
-            let notes = view.path("Documents/notes.txt")
-            #expect(try contents(notes) == Array("notes\n".utf8))
 
-            fixture.tree.file("Tools/Tool\(seeds[0]).app/Contents/MacOS/Tool\(seeds[0])", MachOImage.arm64(uuid: rebuilt).bytes(), mode: 0o755)
-            try poll(timeout: 60, "the rebuilt executable") { (try? FileStatus.of(view.path(".bundlefs/by-uuid/\(BinarySlice.canonicalUUID(rebuilt))"))) != nil }
-            // The notifier tells the kernel about updates in order: once a later change shows, the
-            // kernel has forgotten what the rebuild changed.
-            fixture.tree.text("Documents/notes.txt", "notes, edited\n")
-            try poll(timeout: 60, "a later change") { try contents(notes) == Array("notes, edited\n".utf8) }
+            try rebuild(tool: seeds[0], as: rebuilt, in: view)
 
             let before = try counter.read()
             let listed = try names(byUUID)
