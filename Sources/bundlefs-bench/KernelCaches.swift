@@ -15,12 +15,6 @@ enum KernelCaches {
         return "kernel caches: \(inodes) inodes, \(dentries) dentries" + (sizes.isEmpty ? "" : " (\(sizes.joined(separator: ", ")))")
     }
 
-    /// Drops the reclaimable inodes and dentries (root only; the pages of files whose inodes go
-    /// with them), so that a figure starts from the caches a fresh machine has.
-    static func dropInodesAndDentries() {
-        BackendBench.dropCaches()
-    }
-
     private static func firstNumber(_ path: String) -> Int {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 0
     }

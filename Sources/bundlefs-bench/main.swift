@@ -184,8 +184,9 @@ if needsTree && !tree.isComplete {
     progress(String(format: "generated in %.1f s", seconds))
 }
 
-// The index's figures start from the caches a fresh machine has (KernelCaches), then warm the tree.
-if settings.index { KernelCaches.dropInodesAndDentries() }
+// The index's figures start from the inode and dentry caches a fresh machine has (KernelCaches;
+// root only, and the pages of files whose inodes go with them), then warm the tree.
+if settings.index { BackendBench.dropCaches() }
 let (directoryCount, entryCount) = needsTree ? BareWalk.walk(treeRoot) : (0, 0) // also warms the cache
 var report = Report(title: "bundlefs benchmark: \(settings.bundles) bundles, \(directoryCount) directories, \(entryCount) entries; median of \(settings.runs) runs, warm cache, \(Threads.processorCount) cores")
 report.notes.append("binary: \(settings.binary)")
