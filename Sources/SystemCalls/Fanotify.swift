@@ -56,6 +56,19 @@ public struct DirectoryHandle: Hashable, Sendable {
         hasher.combine(words.1)
     }
 
+    /// The 8-byte words the handle's bytes fill (the last padded with zeros).
+    public var wordCount: Int { (Int(length) + 7) / 8 }
+
+    /// Word `index` of the handle's bytes, `index < wordCount`.
+    public func word(_ index: Int) -> UInt64 {
+        switch index {
+        case 0: words.0
+        case 1: words.1
+        case 2: words.2
+        default: words.3
+        }
+    }
+
     /// The handle of an open directory, or of the directory at `path` (a final symlink is not
     /// followed). Fails with EOPNOTSUPP on a filesystem that gives no handles, EOVERFLOW for a
     /// handle longer than `capacity`.

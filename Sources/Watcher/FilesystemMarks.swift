@@ -9,7 +9,7 @@ import Glibc
 /// (numbers from `firstNumber` up, never an inotify watch descriptor). A directory is "watched" by
 /// registering its handle (name_to_handle_at on the descriptor the scanner is about to list),
 /// which costs the kernel nothing. Events name directories by handle: one this table does not hold
-/// is outside the roots, and is dropped before any path is built (a dictionary lookup, nothing else).
+/// is outside the roots, and is dropped before any path is built (one lookup in `HandleNumbers`).
 ///
 /// A filesystem that cannot be marked (no CAP_SYS_ADMIN, or one that cannot be marked whole) or
 /// gives no handles is left to inotify (`register` answers nil), and is named in `inotifySubtrees`.
@@ -20,16 +20,16 @@ final class FilesystemMarks: Sendable {
     private let state = Mutex(State())
 
     private struct State: Sendable {
-        var numbers: [DirectoryHandle: Int32] = [:]
-        /// The handle of number `firstNumber + i`; nil for a number free for reuse.
-        var handles: [DirectoryHandle?] = []
-        var free: [Int32] = []
+        /// The handle of number `firstNumber + i` at index i.
+        var handles = HandleNumbers()
         var marked: Set<UInt64> = []
         /// Filesystems left to inotify, with the first directory met on each (the top of the subtree).
         var refused: [UInt64: (path: FilePath, reason: String)] = [:]
         /// Directories that gave no handle (their filesystem's id is not known then).
         var handleless: [FilePath] = []
         var nextCookie: UInt32 = 1 << 31
+
+        func number(of handle: DirectoryHandle) -> Int32? { handles.index(of: handle).map { FilesystemMarks.firstNumber + Int32($0) } }
     }
 
     init(fanotify: Fanotify) { self.fanotify = fanotify }
@@ -71,19 +71,7 @@ final class FilesystemMarks: Sendable {
         } else if known == false {
             return nil
         }
-        return state.withLock { state in
-            if let number = state.numbers[handle] { return number }
-            let number: Int32
-            if let reused = state.free.popLast() {
-                number = reused
-                state.handles[Int(number - Self.firstNumber)] = handle
-            } else {
-                number = Self.firstNumber + Int32(state.handles.count)
-                state.handles.append(handle)
-            }
-            state.numbers[handle] = number
-            return number
-        }
+        return state.withLock { Self.firstNumber + Int32($0.handles.insert(handle)) }
     }
 
     private func noteHandleless(_ path: FilePath, in state: inout State) {
@@ -98,17 +86,11 @@ final class FilesystemMarks: Sendable {
     func remove(_ numbers: [Int32]) {
         guard !numbers.isEmpty else { return }
         state.withLock { state in
-            for number in numbers {
-                let index = Int(number - Self.firstNumber)
-                guard index >= 0, index < state.handles.count, let handle = state.handles[index] else { continue }
-                state.handles[index] = nil
-                state.numbers[handle] = nil
-                state.free.append(number)
-            }
+            for number in numbers { state.handles.remove(index: Int(number - Self.firstNumber)) }
         }
     }
 
-    var count: Int { state.withLock { $0.numbers.count } }
+    var count: Int { state.withLock { $0.handles.count } }
 
     /// The subtrees inotify watches, and why.
     var inotifySubtrees: [String] {
@@ -147,8 +129,8 @@ final class FilesystemMarks: Sendable {
                     translated.append(InotifyEvent(watch: -1, mask: .queueOverflow, cookie: 0, name: nil))
                     return
                 }
-                let from = event.directory.flatMap { state.numbers[$0.handle] }
-                let to = event.mask.contains(.rename) ? event.newDirectory.flatMap { state.numbers[$0.handle] } : nil
+                let from = event.directory.flatMap { state.number(of: $0.handle) }
+                let to = event.mask.contains(.rename) ? event.newDirectory.flatMap { state.number(of: $0.handle) } : nil
                 guard from != nil || to != nil else {
                     dropped += 1
                     return
