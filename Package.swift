@@ -166,7 +166,7 @@ let package = Package(
         .executableTarget(name: "bundlefs-sample", dependencies: ["Fixtures"], swiftSettings: strict),
         // Our own generated trees: the sample tree, test fixtures and the benchmark tree.
         .target(name: "Fixtures", dependencies: ["BundleModel", "Codecs", "IconImages", "SystemCalls"], swiftSettings: optimized),
-        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
+        .testTarget(name: "SystemCallsTests", dependencies: ["Fixtures", "SystemCalls"], swiftSettings: strict),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Fixtures"], swiftSettings: strict),
         .testTarget(name: "CompactStorageTests", dependencies: ["CompactStorage"], swiftSettings: strict),
         .testTarget(

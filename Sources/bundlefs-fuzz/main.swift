@@ -1,4 +1,4 @@
-// Long fuzzing of the parsers, icon readers and binary header readers (`make fuzz`): the mutations of the test suite, for as long as asked.
+// Long fuzzing of the parsers, icon readers, binary header readers and fanotify's event parser (`make fuzz`): the mutations of the test suite, for as long as asked.
 // A crash is the finding; the seed and iteration printed before it replay the input.
 import Archives
 import BundleModel
@@ -35,7 +35,7 @@ let distribution = Array("""
     <installer-gui-script minSpecVersion="2"><title>Suite</title><product id="org.example.suite" version="1"/></installer-gui-script>
     """.utf8)
 var seeds = FuzzSeeds.infoFiles + FuzzSeeds.stringsFiles + IconFixtures.fuzzSeeds + FuzzSeeds.binaries + SharedReferencePlists.shapes
-    + [xar(entries: 3), xar(entries: 20_000), packageInfo, distribution]
+    + [xar(entries: 3), xar(entries: 20_000), packageInfo, distribution, FanotifySeeds.buffer]
 let archiveLimits = ArchiveLimits(members: 5_000, uncompressedBytes: 64 << 20, seconds: 5)
 for path in arguments where !path.hasPrefix("--") && FileManager.default.fileExists(atPath: path) {
     if let data = FileManager.default.contents(atPath: path) { seeds.append(Array(data)) }
@@ -61,6 +61,7 @@ for iteration in 0..<iterations {
     _ = try? IconConverter.png(from: input)
     _ = BinaryReader.read(MemoryByteSource(input), file: "fuzz", budget: 1 << 20)
     _ = XarTableOfContents.refusal(ofBytes: input, limits: archiveLimits, deadline: Clocks.monotonicSeconds() + archiveLimits.seconds)
+    _ = input.withUnsafeBytes { Fanotify.parse($0) }
     // An installer's metadata and the lookup of each bundle's payload and component (rule 33).
     let package = InstallerPackage(members: [FilePath("A.pkg/PackageInfo"): input, FilePath("Distribution"): input])
     var records = [FilePath(bytes: input.prefix(64)), FilePath("A.pkg/Payload/App.app"), FilePath("Payload/App.app")].map { member in
