@@ -38,6 +38,13 @@ public final class PostgresConnection {
             keywords.insert("connect_timeout", at: 0)
             values.insert("10", at: 0)
         }
+        // Nor on one the network lost without a reset (a laptop gone, a link cut): over TCP, an
+        // idle connection is probed after 30 s and given up after three unanswered probes 10 s
+        // apart, and a request the server never acknowledges fails after 60 s, instead of the
+        // system's two hours (or about fifteen minutes of retransmissions) with a thread waiting.
+        // The string's own values win; on a Unix socket libpq ignores them.
+        keywords.insert(contentsOf: Self.deadPeerKeywords.map(\.keyword), at: 0)
+        values.insert(contentsOf: Self.deadPeerKeywords.map(\.value), at: 0)
         // libpq's …Params take NULL-terminated arrays.
         let connected = withCStrings(keywords + [nil]) { keywordPointers in
             withCStrings(values + [nil]) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
@@ -59,6 +66,15 @@ public final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// libpq's TCP settings for a peer that went away without a word.
+    static let deadPeerKeywords: [(keyword: String, value: String)] = [
+        ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+        ("tcp_user_timeout", "60000"),
+    ]
+
+    /// The connection's socket, for tests that look at its options.
+    var socketDescriptor: Int32 { PQsocket(handle) }
 
     /// False once the server went away; the publisher then connects anew.
     public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }

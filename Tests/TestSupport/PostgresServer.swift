@@ -11,6 +11,9 @@ public final class PostgresServer: @unchecked Sendable {
     var log: String { directory + "/server.log" }
     private let programs: String
     private(set) public var isRunning = false
+    /// The port of its socket, and of 127.0.0.1 when it listens there too (`tcp`).
+    public let port: Int
+    private let tcp: Bool
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -23,7 +26,10 @@ public final class PostgresServer: @unchecked Sendable {
         return versions.last.map { "\(base)/\($0)/bin" }.flatMap { FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl") ? $0 : nil }
     }
 
-    public init() throws {
+    /// With `tcp`, it also listens on 127.0.0.1, on a port free when it starts.
+    public init(tcp: Bool = false) throws {
+        self.tcp = tcp
+        port = tcp ? Self.freePort() : 5432
         guard let programs = Self.programsDirectory else {
             throw Failure(description: "PostgreSQL is not installed (apt-get install postgresql; `make test` does)")
         }
@@ -62,16 +68,33 @@ public final class PostgresServer: @unchecked Sendable {
         if (try? Subprocess.run("/bin/cp", ["-a", data, aside]))?.status != 0 || rename(aside, template) != 0 { removeTree(aside) }
     }
 
-    /// The server's socket (the default port's), there while it runs.
-    public var socketPath: String { directory + "/.s.PGSQL.5432" }
+    /// The server's socket, there while it runs.
+    public var socketPath: String { directory + "/.s.PGSQL.\(port)" }
 
     /// A libpq URI for the `postgres` database over the socket.
-    public var url: String { "postgresql:///postgres?host=\(directory)&user=postgres" }
+    public var url: String { "postgresql:///postgres?host=\(directory)&user=postgres" + (port == 5432 ? "" : "&port=\(port)") }
+
+    /// The same over TCP (a server made with `tcp`).
+    public var tcpURL: String { "postgresql://postgres@127.0.0.1:\(port)/postgres" }
 
     public func start() throws {
-        let options = "-k \(directory) -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        let listening = tcp ? "-c listen_addresses=127.0.0.1 -c port=\(port)" : "-c listen_addresses=''"
+        let options = "-k \(directory) \(listening) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         try asNobody("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-p", directory + "/postgres", "-o", options, "start"], timeout: 90)
         isRunning = true
+    }
+
+    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0).
+    private static func freePort() -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Stops the server; `immediate` is a crash (what a killed machine does), else a fast shutdown.
