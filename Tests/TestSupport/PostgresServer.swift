@@ -29,7 +29,7 @@ public final class PostgresServer: @unchecked Sendable {
     /// With `tcp`, it also listens on 127.0.0.1, on a port free when it starts.
     public init(tcp: Bool = false) throws {
         self.tcp = tcp
-        port = tcp ? Self.freePort() : 5432
+        port = tcp ? freeLoopbackPort() : 5432
         guard let programs = Self.programsDirectory else {
             throw Failure(description: "PostgreSQL is not installed (apt-get install postgresql; `make test` does)")
         }
@@ -82,19 +82,6 @@ public final class PostgresServer: @unchecked Sendable {
         let options = "-k \(directory) \(listening) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         try asNobody("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-p", directory + "/postgres", "-o", options, "start"], timeout: 90)
         isRunning = true
-    }
-
-    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0).
-    private static func freePort() -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Stops the server; `immediate` is a crash (what a killed machine does), else a fast shutdown.
