@@ -57,7 +57,10 @@ public struct DirectoryHandle: Hashable, Sendable {
     }
 
     /// The 8-byte words the handle's bytes fill (the last padded with zeros).
-    public var wordCount: Int { (Int(length) + 7) / 8 }
+    public var wordCount: Int { Self.wordCount(length: length) }
+
+    /// The words a handle of `length` bytes fills.
+    public static func wordCount(length: UInt8) -> Int { (Int(length) + 7) / 8 }
 
     /// Word `index` of the handle's bytes, `index < wordCount`.
     public func word(_ index: Int) -> UInt64 {

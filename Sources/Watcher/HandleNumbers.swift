@@ -12,7 +12,9 @@ struct HandleNumbers: Sendable {
         var fsid: UInt64
         var type: Int32
         var length: UInt8
-        var wordCount: Int { (Int(length) + 7) / 8 }
+        var wordCount: Int { DirectoryHandle.wordCount(length: length) }
+
+        init(of handle: DirectoryHandle) { (fsid, type, length) = (handle.fsid, handle.type, handle.length) }
     }
 
     private var kinds: [Kind] = []
@@ -35,22 +37,18 @@ struct HandleNumbers: Sendable {
 
     /// The index of `handle`, if it is held.
     func index(of handle: DirectoryHandle) -> Int? {
-        guard let kind = kindNumbers[Kind(fsid: handle.fsid, type: handle.type, length: handle.length)] else { return nil }
-        let mask = slots.count - 1
-        var slot = Self.hash(handle) & mask
-        while true {
-            let value = slots[slot]
-            if value == Self.empty { return nil }
-            if value != Self.removed, matches(Int(value - 1), kind: kind, handle) { return Int(value - 1) }
-            slot = (slot + 1) & mask
-        }
+        guard let kind = kindNumbers[Kind(of: handle)] else { return nil }
+        return find(handle, kind: kind, hash: Self.hash(handle))
     }
 
-    /// The index of `handle`: the one it has, else a vacant one, else a new one.
+    /// The index of `handle`: the one it has, else a vacant one, else a new one. The handle is
+    /// hashed and its kind looked up once, for the search and the placing both.
     mutating func insert(_ handle: DirectoryHandle) -> Int {
-        if let known = index(of: handle) { return known }
+        let hash = Self.hash(handle), key = Kind(of: handle)
+        let known = kindNumbers[key]
+        if let known, let found = find(handle, kind: known, hash: hash) { return found }
+        let kind = known ?? addKind(key)
         if (count + removedSlots + 1) * 10 > slots.count * 7 { rehash() }
-        let kind = kindNumber(Kind(fsid: handle.fsid, type: handle.type, length: handle.length))
         let wordCount = handle.wordCount
         let index: Int
         if let reused = vacantByWords[wordCount].popLast() {
@@ -63,7 +61,7 @@ struct HandleNumbers: Sendable {
             start.append(UInt32(words.count))
             for word in 0..<wordCount { words.append(handle.word(word)) }
         }
-        place(index, hash: Self.hash(handle))
+        place(index, hash: hash)
         count += 1
         return index
     }
@@ -84,6 +82,18 @@ struct HandleNumbers: Sendable {
         return true
     }
 
+    /// Where `handle` (of kind `kind`, hashing to `hash`) is held, probing from its slot.
+    private func find(_ handle: DirectoryHandle, kind: UInt16, hash: Int) -> Int? {
+        let mask = slots.count - 1
+        var slot = hash & mask
+        while true {
+            let value = slots[slot]
+            if value == Self.empty { return nil }
+            if value != Self.removed, matches(Int(value - 1), kind: kind, handle) { return Int(value - 1) }
+            slot = (slot + 1) & mask
+        }
+    }
+
     private func matches(_ index: Int, kind: UInt16, _ handle: DirectoryHandle) -> Bool {
         guard kindOf[index] == kind else { return false }
         let first = Int(start[index])
@@ -100,8 +110,7 @@ struct HandleNumbers: Sendable {
         }
     }
 
-    private mutating func kindNumber(_ kind: Kind) -> UInt16 {
-        if let known = kindNumbers[kind] { return known }
+    private mutating func addKind(_ kind: Kind) -> UInt16 {
         // One kind per filesystem and handle type: far fewer than 65,535 on any machine.
         precondition(kinds.count < Int(Self.vacant), "more handle kinds than a table can number")
         kinds.append(kind)
