@@ -52,6 +52,74 @@ enum ExactBytes {
     }
 
     static func hasPrefix(_ string: String, _ prefix: String) -> Bool {
-        string.utf8.starts(with: prefix.utf8)
+        let fast = string.utf8.withContiguousStorageIfAvailable { whole in
+            prefix.utf8.withContiguousStorageIfAvailable { start in
+                whole.count >= start.count && (start.count == 0 || memcmp(whole.baseAddress!, start.baseAddress!, start.count) == 0)
+            }
+        }
+        return (fast ?? nil) ?? string.utf8.starts(with: prefix.utf8)
+    }
+
+    /// Whether `name` is one of the slash-separated components of `path`, compared in place.
+    static func hasComponent(_ path: String, _ name: String) -> Bool {
+        let fast = path.utf8.withContiguousStorageIfAvailable { whole in
+            name.utf8.withContiguousStorageIfAvailable { part -> Bool in
+                guard part.count > 0, whole.count >= part.count else { return false }
+                var start = 0
+                while start + part.count <= whole.count {
+                    // `start` begins a component: compare it whole, then skip to the next one.
+                    var end = start
+                    while end < whole.count && whole[end] != slash { end += 1 }
+                    if end - start == part.count && memcmp(whole.baseAddress! + start, part.baseAddress!, part.count) == 0 { return true }
+                    start = end + 1
+                }
+                return false
+            }
+        }
+        return (fast ?? nil) ?? path.utf8.split(separator: slash).contains { $0.elementsEqual(name.utf8) }
+    }
+
+    /// The offset of the last `byte` in the string's UTF-8 before `end` (all of it when nil).
+    /// Native strings are scanned in place; the generic index walk costs ten times as much.
+    static func lastOffset(of byte: UInt8, in string: String, before end: Int? = nil) -> Int? {
+        let fast = string.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            var index = end ?? bytes.count
+            while index > 0 {
+                index -= 1
+                if bytes[index] == byte { return index }
+            }
+            return nil
+        }
+        if let fast { return fast }
+        let utf8 = Array(string.utf8)
+        return utf8[..<(end ?? utf8.count)].lastIndex(of: byte)
+    }
+
+    /// The string of the UTF-8 bytes `range` of `string`: both ends must be scalar boundaries
+    /// (next to an ASCII byte, as a slash or a dot is), so the result's bytes are exactly those.
+    static func slice(_ string: String, _ range: Range<Int>) -> String {
+        if range.lowerBound == 0 && range.upperBound == string.utf8.count { return string }
+        let fast = string.utf8.withContiguousStorageIfAvailable { bytes in
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        return fast ?? String(decoding: Array(string.utf8)[range], as: UTF8.self)
+    }
+
+    /// `head`, then a slash when `slash`, then `tail`, made in one allocation (`+` makes two and
+    /// takes the general append path twice).
+    static func joined(_ head: String, slash: Bool, _ tail: String) -> String {
+        let fast = head.utf8.withContiguousStorageIfAvailable { left in
+            tail.utf8.withContiguousStorageIfAvailable { right in
+                let count = left.count + (slash ? 1 : 0) + right.count
+                return String(unsafeUninitializedCapacity: count) { out in
+                    let base = UnsafeMutableRawPointer(out.baseAddress!)
+                    if left.count > 0 { base.copyMemory(from: left.baseAddress!, byteCount: left.count) }
+                    if slash { out[left.count] = UInt8(ascii: "/") }
+                    if right.count > 0 { (base + count - right.count).copyMemory(from: right.baseAddress!, byteCount: right.count) }
+                    return count
+                }
+            }
+        }
+        return (fast ?? nil) ?? (slash ? head + "/" + tail : head + tail)
     }
 }

@@ -39,23 +39,21 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
     private func appending(_ component: String) -> FilePath {
         if component.isEmpty { return self }
         if string.isEmpty { return FilePath(component) }
-        if string.utf8.last == slash { return FilePath(string + component) }
-        return FilePath(string + "/" + component)
+        return FilePath(ExactBytes.joined(string, slash: string.utf8.last != slash, component))
     }
 
     /// The last component: `/a/b.app` → `b.app`; `/` → `/`.
     public var lastComponent: FileName {
-        let trimmed = trimmingTrailingSlashes
-        guard let index = trimmed.utf8.lastIndex(of: slash), trimmed.utf8.count > 1 else { return FileName(trimmed) }
-        return FileName(String(trimmed.utf8[trimmed.utf8.index(after: index)...])!)
+        let end = trimmedCount
+        guard end > 1, let index = ExactBytes.lastOffset(of: slash, in: string, before: end) else { return FileName(ExactBytes.slice(string, 0..<end)) }
+        return FileName(ExactBytes.slice(string, index + 1..<end))
     }
 
     /// Everything before the last component: `/a/b.app` → `/a`; `/a` → `/`; `a` → ``.
     public var parent: FilePath {
-        let trimmed = trimmingTrailingSlashes
-        guard let index = trimmed.utf8.lastIndex(of: slash) else { return .here }
-        if index == trimmed.utf8.startIndex { return .root }
-        return FilePath(String(trimmed.utf8[..<index])!)
+        guard let index = ExactBytes.lastOffset(of: slash, in: string, before: trimmedCount) else { return .here }
+        if index == 0 { return .root }
+        return FilePath(ExactBytes.slice(string, 0..<index))
     }
 
     /// The components, without empty ones (`/a//b/` → `a`, `b`).
@@ -63,14 +61,17 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
         string.utf8.split(separator: slash, omittingEmptySubsequences: true).map { FileName(String($0)!) }
     }
 
+    /// Whether one of the components is `name` (without splitting the path into them).
+    public func hasComponent(_ name: FileName) -> Bool { ExactBytes.hasComponent(string, name.string) }
+
     /// Whether this path is `ancestor` or lies under it, component-wise.
     public func isWithin(_ ancestor: FilePath) -> Bool {
         if self == ancestor { return true }
         if ancestor == .root { return isAbsolute }
         if ancestor.isEmpty { return !isAbsolute }
-        let prefix = ancestor.string.utf8
-        return string.utf8.count > prefix.count && string.utf8.starts(with: prefix)
-            && string.utf8.dropFirst(prefix.count).first == slash
+        let count = ancestor.string.utf8.count
+        return string.utf8.count > count && ExactBytes.hasPrefix(string, ancestor.string)
+            && string.utf8[string.utf8.index(string.utf8.startIndex, offsetBy: count)] == slash
     }
 
     /// This path relative to `ancestor` (`""` when equal); nil when it is not within it.
@@ -79,7 +80,7 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
         if self == ancestor { return .here }
         if ancestor.isEmpty { return self }
         let skip = ancestor == .root ? 1 : ancestor.string.utf8.count + 1
-        return FilePath(String(string.utf8.dropFirst(skip))!)
+        return FilePath(ExactBytes.slice(string, skip..<string.utf8.count))
     }
 
     /// The path that `to` stands for after the subtree at `from` moved there: for paths within
@@ -106,12 +107,15 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
         try FileNameCoding.withCString(string, body)
     }
 
-    private var trimmingTrailingSlashes: String {
-        let utf8 = string.utf8
-        var end = utf8.endIndex
-        while utf8.distance(from: utf8.startIndex, to: end) > 1 && utf8[utf8.index(before: end)] == slash { end = utf8.index(before: end) }
-        return end == utf8.endIndex ? string : String(utf8[..<end])!
+    /// The UTF-8 length without trailing slashes (but for a first one: `/` stays `/`).
+    private var trimmedCount: Int {
+        guard string.utf8.last == slash else { return string.utf8.count }
+        let bytes = Array(string.utf8)
+        var end = bytes.count
+        while end > 1 && bytes[end - 1] == slash { end -= 1 }
+        return end
     }
 }
 
-private let slash = UInt8(ascii: "/")
+/// The separator of path components (used by `ExactBytes` too).
+let slash = UInt8(ascii: "/")

@@ -65,6 +65,45 @@ import Testing
         #expect(FilePath("/a/\u{301}b").components == [FileName("a"), FileName("\u{301}b")])
         #expect(FilePath("/a/\u{301}b").parent == "/a")
     }
+
+    /// The path arithmetic works on the bytes in place (`ExactBytes`); held here to the same
+    /// arithmetic done on byte arrays, over random paths of slashes, dots, ASCII, NFC and NFD
+    /// letters and bytes that are not UTF-8, short (stored inline) and long.
+    @Test func pathArithmeticIsByteArithmetic() {
+        var generator = SplitMix(seed: 11)
+        let pieces: [[UInt8]] = [[0x2F], [0x2F], [0x2F, 0x2F], [0x2E], [0x61], [0x62, 0x63], Array(nfc.utf8), Array(nfd.utf8), [0xC3], [0xFF, 0xFE],
+                                 Array("Contents/Resources".utf8), Array(repeating: 0x7A, count: 20)]
+        func randomBytes() -> [UInt8] { (0..<Int(generator.next() % 7)).flatMap { _ in pieces[Int(generator.next() % UInt64(pieces.count))] } }
+        func trimmed(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+            var end = bytes.count
+            while end > 1 && bytes[end - 1] == 0x2F { end -= 1 }
+            return bytes[..<end]
+        }
+        for _ in 0..<3_000 {
+            let bytes = randomBytes(), other = randomBytes()
+            let path = FilePath(bytes: bytes), ancestor = FilePath(bytes: other)
+            let cut = trimmed(bytes)
+            let lastSlash = cut.lastIndex(of: 0x2F)
+            let last: [UInt8] = cut.count > 1 ? lastSlash.map { Array(cut[($0 + 1)...]) } ?? Array(cut) : Array(cut)
+            #expect(path.lastComponent.bytes == last, "\(bytes)")
+            let parent: [UInt8] = lastSlash.map { $0 == 0 ? [0x2F] : Array(cut[..<$0]) } ?? []
+            #expect(path.parent.bytes == parent, "\(bytes)")
+            if !other.isEmpty && !bytes.isEmpty {
+                let joined = bytes.last == 0x2F ? bytes + other : bytes + [0x2F] + other
+                #expect(path.appending(ancestor).bytes == joined, "\(bytes) + \(other)")
+            }
+            let name = pieces[Int(generator.next() % UInt64(pieces.count))].filter { $0 != 0x2F }
+            if !name.isEmpty {
+                #expect(path.hasComponent(FileName(bytes: name)) == bytes.split(separator: 0x2F).contains { Array($0) == name }, "\(name) in \(bytes)")
+            }
+            let within = bytes == other || (other == [0x2F] && bytes.first == 0x2F) || (other.isEmpty && bytes.first != 0x2F)
+                || (!other.isEmpty && other != [0x2F] && bytes.count > other.count && bytes.starts(with: other) && bytes[other.count] == 0x2F)
+            #expect(path.isWithin(ancestor) == within, "\(bytes) within \(other)")
+            if within && bytes != other && !other.isEmpty {
+                #expect(path.relative(to: ancestor)?.bytes == Array(bytes[(other == [0x2F] ? 1 : other.count + 1)...]))
+            }
+        }
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so the property check is repeatable.

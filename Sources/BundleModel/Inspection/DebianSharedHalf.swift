@@ -20,6 +20,8 @@ public enum DebianSharedHalf {
     /// user's (as `TrustedLinks`), and lead to this very directory (same device and inode), not
     /// merely to one of the same name.
     public static func linkingBundle(of directory: FilePath) -> FilePath? {
+        // Asked of every bundle read: most paths have no such component, and are not split.
+        guard directory.hasComponent("GNUstep") else { return nil }
         let components = directory.components
         guard let share = components.indices.dropLast(2).last(where: {
             components[$0] == "share" && components[$0 + 1] == "GNUstep"
