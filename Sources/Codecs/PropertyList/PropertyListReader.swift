@@ -14,12 +14,11 @@ public enum PropertyListReader {
         if BinaryPlistParser.isBinary(bytes) {
             return PropertyListDocument(value: try BinaryPlistParser.parse(bytes), format: .binary, encoding: nil, problems: [])
         }
-        let (text, encoding) = decodeText(bytes)
+        let (utf8, encoding) = decodeText(bytes)
         var problems: [PlistError] = []
         if encoding.isLegacy {
             problems.append(PlistError("not valid UTF-8 or UTF-16; decoded as \(encoding.rawValue)", isWarning: true))
         }
-        let utf8 = Array(text.utf8)
         if XMLPlistParser.looksLikeXML(utf8) {
             return PropertyListDocument(value: try XMLPlistParser.parse(utf8: utf8), format: .xml, encoding: encoding, problems: problems)
         }
@@ -28,33 +27,41 @@ public enum PropertyListReader {
         return PropertyListDocument(value: value, format: .openStep, encoding: encoding, problems: problems + parser.problems)
     }
 
-    /// Text decoding, honouring an XML declaration's encoding when there is no BOM.
-    static func decodeText(_ bytes: [UInt8]) -> (String, TextEncoding) {
-        let decoded = TextDecoding.decode(bytes)
+    /// Text decoding to the UTF-8 the parsers read, honouring an XML declaration's encoding when
+    /// there is no BOM.
+    static func decodeText(_ bytes: [UInt8]) -> ([UInt8], TextEncoding) {
+        let decoded = TextDecoding.decodeToUTF8(bytes)
         guard decoded.encoding == .utf8 || decoded.encoding.isLegacy,
               let declared = declaredXMLEncoding(bytes)
         else { return decoded }
+        let legacy: TextEncoding
         switch declared {
-        case "iso-8859-1", "latin1", "iso_8859-1", "windows-1252", "cp1252":
-            return TextDecoding.decodeLegacyAs(.windows1252, bytes[...])
-        case "macintosh", "macroman", "x-mac-roman":
-            return TextDecoding.decodeLegacyAs(.macRoman, bytes[...])
-        default:
-            return decoded
+        case "iso-8859-1", "latin1", "iso_8859-1", "windows-1252", "cp1252": legacy = .windows1252
+        case "macintosh", "macroman", "x-mac-roman": legacy = .macRoman
+        default: return decoded
         }
+        let text = TextDecoding.decodeLegacyAs(legacy, bytes[...])
+        return (Array(text.text.utf8), text.encoding)
     }
 
     /// The lower-cased `encoding="..."` of an `<?xml ...?>` declaration at the very start.
     static func declaredXMLEncoding(_ bytes: [UInt8]) -> String? {
-        guard bytes.starts(with: Array("<?xml".utf8)),
-              let end = bytes.prefix(200).firstIndex(of: UInt8(ascii: ">"))
-        else { return nil }
-        let declaration = Array(bytes[0..<end])
-        let key = Array("encoding=".utf8)
-        guard let start = (0...max(0, declaration.count - key.count)).first(where: { declaration[$0...].starts(with: key) }),
-              start + key.count < declaration.count
-        else { return nil }
-        let value = declaration[(start + key.count + 1)...].prefix { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "'") }
-        return String(decoding: value, as: UTF8.self).lowercased()
+        bytes.withUnsafeBufferPointer { bytes -> String? in
+            guard bytes.starts(with: xmlDeclaration),
+                  let end = bytes.prefix(200).firstIndex(of: UInt8(ascii: ">"))
+            else { return nil }
+            let declaration = UnsafeBufferPointer(rebasing: bytes[0..<end])
+            guard declaration.count > encodingKey.count,
+                  let start = (0...(declaration.count - encodingKey.count)).first(where: { at in
+                      encodingKey.indices.allSatisfy { declaration[at + $0] == encodingKey[$0] }
+                  }),
+                  start + encodingKey.count < declaration.count
+            else { return nil }
+            let value = declaration[(start + encodingKey.count + 1)...].prefix { $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "'") }
+            return String(decoding: value, as: UTF8.self).lowercased()
+        }
     }
+
+    private static let xmlDeclaration = Array("<?xml".utf8)
+    private static let encodingKey = Array("encoding=".utf8)
 }

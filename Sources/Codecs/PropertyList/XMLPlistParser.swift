@@ -78,15 +78,20 @@ struct XMLPlistParser {
         depth += 1
         defer { depth -= 1 }
         if depth > maximumPlistDepth { throw error("nested more than \(maximumPlistDepth) levels deep") }
-        var result: [String: PlistValue] = [:]
+        // Gathered first and hashed once into a table of the right size (a later duplicate key
+        // wins, as it would by assignment), instead of rehashing as a growing table.
+        var entries: [(String, PlistValue)] = []
         while true {
             try skipMisc()
-            if peek(is: "</") { try expectClose("dict"); return .dictionary(result) }
+            if peek(is: "</") {
+                try expectClose("dict")
+                return .dictionary(Dictionary(entries, uniquingKeysWith: { _, later in later }))
+            }
             let tag = try readTag()
             guard tag.name == "key", !tag.closing else { throw error("expected <key> in <dict>, found <\(tag.name)>") }
             let key = tag.selfClosing ? "" : try readText(closing: "key")
             try skipMisc()
-            result[key] = try parseValue()
+            entries.append((key, try parseValue()))
         }
     }
 
@@ -142,7 +147,15 @@ struct XMLPlistParser {
 
     /// Character data up to `</closing>`, with entities, character references and CDATA decoded.
     private mutating func readText(closing name: String) throws(PlistError) -> String {
-        var out: [UInt8] = []
+        // Most text holds no reference, CDATA section or comment: taken from the document as it is.
+        let start = index
+        while index < bytes.count && bytes[index] != UInt8(ascii: "<") && bytes[index] != UInt8(ascii: "&") { index += 1 }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "<") && !peek(is: "<![CDATA[") && !peek(is: "<!--") {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            try expectClose(name)
+            return text
+        }
+        var out = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "<") {
