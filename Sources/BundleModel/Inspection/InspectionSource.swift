@@ -62,13 +62,15 @@ extension ResolutionScope: InspectionSource {
     }
 
     func readBinary(_ relative: FilePath) throws -> (result: BinaryReader.Result, status: FileStatus) {
-        let file = try open(relative, flags: Descriptor.probeRead)
+        // Where the links led, as the kernel resolved them for this descriptor: the one path a
+        // symbol store may later open, without following any link. Opened through no link at all
+        // (most executables), that is the path asked for, and /proc need not be asked.
+        let unlinked = relative.hasComponent(".") || relative.hasComponent("..") ? nil : try? openWithoutLinks(relative, flags: Descriptor.probeRead)
+        let file = try unlinked ?? open(relative, flags: Descriptor.probeRead)
         let status = try file.status()
         guard status.type == .regular else { throw BoundedReadError.notRegularFile(path: absolute(relative).string, type: status.type) }
         var result = BinaryReader.read(FileByteSource(file, size: UInt64(max(0, status.size))), file: relative)
-        // Where the links led, as the kernel resolved them for this descriptor: the one path a
-        // symbol store may later open, without following any link.
-        result.openedPath = file.openedPath?.relative(to: root.path)
+        result.openedPath = unlinked != nil ? relative : file.openedPath?.relative(to: root.path)
         return (result, status)
     }
 }

@@ -86,6 +86,12 @@ struct ResolutionScope: BeneathReading {
     }
 
     func absolute(_ relative: FilePath) -> FilePath { root.absolute(relative) }
+
+    /// Opens a path relative to the root through no symlink at all, not even a final one.
+    func openWithoutLinks(_ relative: FilePath, flags: Int32) throws -> Descriptor {
+        if let base, let inner = relative.relative(to: baseRelative) { return try base.openBeneathWithoutLinks(inner, flags: flags) }
+        return try root.descriptor.openBeneathWithoutLinks(relative, flags: flags)
+    }
 }
 
 extension BeneathReading {
