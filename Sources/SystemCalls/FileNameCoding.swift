@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // File names on Linux are bytes; Swift strings are Unicode. To keep every name lossless while still
 // using `String` everywhere (JSON, SQLite TEXT, the command line), each byte that is not part of
 // valid UTF-8 is carried as one scalar of a private-use block, U+10FF00 + (byte - 0x80). Valid UTF-8
@@ -47,7 +51,10 @@ public enum FileNameCoding {
     /// string that contains NUL, which no file name can.
     public static func withCString<R>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> R) throws -> R {
         // Most names carry no escapes: hand the string's own UTF-8 over without copying it.
-        if !string.utf8.contains(where: { $0 == 0xF4 || $0 == 0 }) { return try string.withCString(body) }
+        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            utf8.isEmpty || (memchr(utf8.baseAddress!, 0xF4, utf8.count) == nil && memchr(utf8.baseAddress!, 0, utf8.count) == nil)
+        } ?? !string.utf8.contains(where: { $0 == 0xF4 || $0 == 0 })
+        if plain { return try string.withCString(body) }
         var bytes = bytes(of: string)
         if bytes.contains(0) { throw SystemError(errno: EINVAL_, operation: "path", path: string) }
         bytes.append(0)
