@@ -1,14 +1,34 @@
-import Codecs
+@testable import Codecs
 import Fixtures
 import Testing
 
-/// `TextDecoding.decodeToUTF8` (what the property-list parsers read) decodes exactly as
-/// `TextDecoding.decode` (a `String`) does: the same text and the same encoding, for BOMs, UTF-16
-/// with and without one (surrogate pairs, lone surrogates, a trailing odd byte), UTF-8 and the
-/// legacy 8-bit encodings.
+/// `TextDecoding.decodeToUTF8` (what the property-list parsers read) decodes exactly as the standard
+/// library's `String` decoding does (`viaString`, how bundlefs decoded text before): the same text
+/// and the same encoding, for BOMs, UTF-16 with and without one (surrogate pairs, lone surrogates,
+/// a trailing odd byte), UTF-8 and the legacy 8-bit encodings.
 @Suite struct TextDecodingTests {
+    func viaString(_ bytes: [UInt8]) -> (text: String, encoding: TextEncoding) {
+        func utf16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {
+            let units = stride(from: bytes.startIndex, to: bytes.endIndex - 1, by: 2).map { index in
+                let first = UInt16(bytes[index]), second = UInt16(bytes[index + 1])
+                return bigEndian ? first << 8 | second : second << 8 | first
+            }
+            return String(decoding: units, as: UTF16.self)
+        }
+        func utf8OrLegacy(_ bytes: ArraySlice<UInt8>) -> (text: String, encoding: TextEncoding) {
+            String(validating: bytes, as: UTF8.self).map { ($0, .utf8) } ?? TextDecoding.decodeLegacy(bytes)
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return (utf8OrLegacy(bytes.dropFirst(3)).text, .utf8WithBOM) }
+        if bytes.starts(with: [0xFE, 0xFF]) { return (utf16(bytes.dropFirst(2), bigEndian: true), .utf16BigEndian) }
+        if bytes.starts(with: [0xFF, 0xFE]) { return (utf16(bytes.dropFirst(2), bigEndian: false), .utf16LittleEndian) }
+        if let bigEndian = TextDecoding.unmarkedUTF16(bytes) {
+            return (utf16(bytes[...], bigEndian: bigEndian), bigEndian ? .utf16BigEndian : .utf16LittleEndian)
+        }
+        return utf8OrLegacy(bytes[...])
+    }
+
     func expectSame(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
-        let viaString = TextDecoding.decode(bytes)
+        let viaString = viaString(bytes)
         let direct = TextDecoding.decodeToUTF8(bytes)
         #expect(direct.utf8 == Array(viaString.text.utf8) && direct.encoding == viaString.encoding, "\(bytes)", sourceLocation: sourceLocation)
     }

@@ -1,7 +1,7 @@
-/// The same decoding as `TextDecoding.decode`, to UTF-8 bytes rather than a `String`: what the
-/// property-list parsers read. Valid UTF-8 is passed on as it is (no copy), and UTF-16 is transcoded
-/// in one pass; making a `String` and copying its UTF-8 out again took a third of reading an Info
-/// file, and the standard library's UTF-16 decoding is its slow generic path.
+/// The decoding to UTF-8 bytes, what the property-list parsers read: valid UTF-8 is passed on as it
+/// is (no copy), and UTF-16 is transcoded in one pass. Decoding to a `String` and copying its UTF-8
+/// out again took a third of reading an Info file, and the standard library's UTF-16 decoding is its
+/// slow generic path.
 extension TextDecoding {
     public static func decodeToUTF8(_ bytes: [UInt8]) -> (utf8: [UInt8], encoding: TextEncoding) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {

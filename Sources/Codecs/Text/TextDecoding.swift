@@ -14,25 +14,8 @@ public enum TextEncoding: String, Sendable, Codable {
 /// Decodes the bytes of a text file whose encoding is not declared, the way real bundles need:
 /// a BOM wins; UTF-16 without a BOM is recognized by its zero bytes; valid UTF-8 is UTF-8; anything
 /// else is an 8-bit legacy file (Windows-1252, a superset of Latin-1, or MacRoman), decoded rather
-/// than rejected.
+/// than rejected. The text comes out as UTF-8 bytes (`decodeToUTF8`), which is what the parsers read.
 public enum TextDecoding {
-    public static func decode(_ bytes: [UInt8]) -> (text: String, encoding: TextEncoding) {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-            return (decodeUTF8OrLegacy(bytes.dropFirst(3)).text, .utf8WithBOM)
-        }
-        if bytes.starts(with: [0xFE, 0xFF]) { return (decodeUTF16(bytes.dropFirst(2), bigEndian: true), .utf16BigEndian) }
-        if bytes.starts(with: [0xFF, 0xFE]) { return (decodeUTF16(bytes.dropFirst(2), bigEndian: false), .utf16LittleEndian) }
-        if let bigEndian = unmarkedUTF16(bytes) {
-            return (decodeUTF16(bytes[...], bigEndian: bigEndian), bigEndian ? .utf16BigEndian : .utf16LittleEndian)
-        }
-        return decodeUTF8OrLegacy(bytes[...])
-    }
-
-    static func decodeUTF8OrLegacy(_ bytes: ArraySlice<UInt8>) -> (text: String, encoding: TextEncoding) {
-        if let text = String(validating: bytes, as: UTF8.self) { return (text, .utf8) }
-        return decodeLegacy(bytes)
-    }
-
     /// Text that ASCII covers mostly but has high bytes: Windows-1252 (a superset of Latin-1, which
     /// GNUstep and Windows tools wrote) or MacRoman (old Mac tools). Each high byte is decoded both
     /// ways and scored by its context: a letter inside a word is plausible, an upper-case letter
@@ -75,19 +58,6 @@ public enum TextDecoding {
             scalars.append(byte < 0x80 ? Unicode.Scalar(byte) : table[Int(byte - 0x80)])
         }
         return (String(scalars), encoding)
-    }
-
-    /// Decodes UTF-16, replacing unpaired surrogates; a trailing odd byte is dropped.
-    static func decodeUTF16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {
-        var units: [UInt16] = []
-        units.reserveCapacity(bytes.count / 2)
-        var index = bytes.startIndex
-        while index + 1 < bytes.endIndex {
-            let first = UInt16(bytes[index]), second = UInt16(bytes[index + 1])
-            units.append(bigEndian ? first << 8 | second : second << 8 | first)
-            index += 2
-        }
-        return String(decoding: units, as: UTF16.self)
     }
 
     /// UTF-16 without a BOM shows as text whose bytes at even (big-endian) or odd (little-endian)
