@@ -36,7 +36,7 @@ public struct ArchiveInspector: Sendable {
     public static func isArchiveName(_ name: FileName) -> Bool {
         // Most names end otherwise (`.plist`, `.strings`, `.png`): ruled out by their last three
         // bytes, before seventeen suffixes are compared (1.6% of a first index's processor time).
-        guard name.string.utf8.count > 4, endings.contains(FileNames.withBytes(name.string) { ending($0) }) else { return false }
+        guard name.string.utf8.count > 4, endings.contains(ExactBytes.withBytes(name.string) { ending($0) }) else { return false }
         return suffixBytes.contains { FileNames.hasSuffixIgnoringASCIICase(name.string, $0) }
     }
 
@@ -44,7 +44,7 @@ public struct ArchiveInspector: Sendable {
     private static let endings = suffixBytes.map { ending($0) }
 
     private static func ending(_ bytes: some BidirectionalCollection<UInt8>) -> UInt32 {
-        bytes.suffix(3).reduce(0) { key, byte in key << 8 | UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        bytes.suffix(3).reduce(0) { key, byte in key << 8 | UInt32(FileNames.folded(byte)) }
     }
 
     /// Reads the archive at `path` (absolute; opened by `open`, which confines it as the caller's

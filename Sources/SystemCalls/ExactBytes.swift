@@ -7,7 +7,7 @@ import Glibc
 /// file system (and to the kernel's dentry cache) they are two names. The strings here carry bytes
 /// as `FileNameCoding` describes: their UTF-8 is the file-system bytes, except that bytes which are
 /// not valid UTF-8 are escaped. The coding is a bijection, so equal UTF-8 means equal bytes.
-enum ExactBytes {
+public enum ExactBytes {
     static func equal(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         let fast = a.utf8.withContiguousStorageIfAvailable { left in
@@ -52,18 +52,26 @@ enum ExactBytes {
     }
 
     static func hasPrefix(_ string: String, _ prefix: String) -> Bool {
-        let fast = string.utf8.withContiguousStorageIfAvailable { whole in
-            prefix.utf8.withContiguousStorageIfAvailable { start in
+        withBytes(string) { whole in
+            withBytes(prefix) { start in
                 whole.count >= start.count && (start.count == 0 || memcmp(whole.baseAddress!, start.baseAddress!, start.count) == 0)
             }
         }
-        return (fast ?? nil) ?? string.utf8.starts(with: prefix.utf8)
+    }
+
+    /// `body` over the string's UTF-8: in place for a native string, as every string here is; a
+    /// copy otherwise. Path and name arithmetic, asked of every name a walk lists, works through it:
+    /// the generic index walk of `String.UTF8View` cost several times as much.
+    @inlinable
+    public static func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
     }
 
     /// Whether `name` is one of the slash-separated components of `path`, compared in place.
     static func hasComponent(_ path: String, _ name: String) -> Bool {
-        let fast = path.utf8.withContiguousStorageIfAvailable { whole in
-            name.utf8.withContiguousStorageIfAvailable { part -> Bool in
+        withBytes(path) { whole in
+            withBytes(name) { part -> Bool in
                 guard part.count > 0, whole.count >= part.count else { return false }
                 var start = 0
                 while start + part.count <= whole.count {
@@ -76,13 +84,11 @@ enum ExactBytes {
                 return false
             }
         }
-        return (fast ?? nil) ?? path.utf8.split(separator: slash).contains { $0.elementsEqual(name.utf8) }
     }
 
     /// The offset of the last `byte` in the string's UTF-8 before `end` (all of it when nil).
-    /// Native strings are scanned in place; the generic index walk costs ten times as much.
-    static func lastOffset(of byte: UInt8, in string: String, before end: Int? = nil) -> Int? {
-        let fast = string.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+    public static func lastOffset(of byte: UInt8, in string: String, before end: Int? = nil) -> Int? {
+        withBytes(string) { bytes -> Int? in
             var index = end ?? bytes.count
             while index > 0 {
                 index -= 1
@@ -90,26 +96,20 @@ enum ExactBytes {
             }
             return nil
         }
-        if let fast { return fast }
-        let utf8 = Array(string.utf8)
-        return utf8[..<(end ?? utf8.count)].lastIndex(of: byte)
     }
 
     /// The string of the UTF-8 bytes `range` of `string`: both ends must be scalar boundaries
     /// (next to an ASCII byte, as a slash or a dot is), so the result's bytes are exactly those.
-    static func slice(_ string: String, _ range: Range<Int>) -> String {
+    public static func slice(_ string: String, _ range: Range<Int>) -> String {
         if range.lowerBound == 0 && range.upperBound == string.utf8.count { return string }
-        let fast = string.utf8.withContiguousStorageIfAvailable { bytes in
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        }
-        return fast ?? String(decoding: Array(string.utf8)[range], as: UTF8.self)
+        return withBytes(string) { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     /// `head`, then a slash when `slash`, then `tail`, made in one allocation (`+` makes two and
     /// takes the general append path twice).
     static func joined(_ head: String, slash: Bool, _ tail: String) -> String {
-        let fast = head.utf8.withContiguousStorageIfAvailable { left in
-            tail.utf8.withContiguousStorageIfAvailable { right in
+        withBytes(head) { left in
+            withBytes(tail) { right in
                 let count = left.count + (slash ? 1 : 0) + right.count
                 return String(unsafeUninitializedCapacity: count) { out in
                     let base = UnsafeMutableRawPointer(out.baseAddress!)
@@ -120,6 +120,5 @@ enum ExactBytes {
                 }
             }
         }
-        return (fast ?? nil) ?? (slash ? head + "/" + tail : head + tail)
     }
 }

@@ -51,9 +51,9 @@ public enum FileNameCoding {
     /// string that contains NUL, which no file name can.
     public static func withCString<R>(_ string: String, _ body: (UnsafePointer<CChar>) throws -> R) throws -> R {
         // Most names carry no escapes: hand the string's own UTF-8 over without copying it.
-        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 in
+        let plain = ExactBytes.withBytes(string) { utf8 in
             utf8.isEmpty || (memchr(utf8.baseAddress!, 0xF4, utf8.count) == nil && memchr(utf8.baseAddress!, 0, utf8.count) == nil)
-        } ?? !string.utf8.contains(where: { $0 == 0xF4 || $0 == 0 })
+        }
         if plain { return try string.withCString(body) }
         var bytes = bytes(of: string)
         if bytes.contains(0) { throw SystemError(errno: EINVAL_, operation: "path", path: string) }

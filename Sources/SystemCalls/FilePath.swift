@@ -109,11 +109,11 @@ public struct FilePath: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     /// The UTF-8 length without trailing slashes (but for a first one: `/` stays `/`).
     private var trimmedCount: Int {
-        guard string.utf8.last == slash else { return string.utf8.count }
-        let bytes = Array(string.utf8)
-        var end = bytes.count
-        while end > 1 && bytes[end - 1] == slash { end -= 1 }
-        return end
+        ExactBytes.withBytes(string) { bytes in
+            var end = bytes.count
+            while end > 1 && bytes[end - 1] == slash { end -= 1 }
+            return end
+        }
     }
 }
 

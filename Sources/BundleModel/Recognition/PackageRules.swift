@@ -71,21 +71,21 @@ public struct PackageRules: Sendable, Equatable {
 }
 
 /// Name arithmetic for extensions. Asked of every name a walk lists, so each works on the name's
-/// UTF-8 in place (`withBytes`): the generic index walk of `String.UTF8View` cost several times as
+/// UTF-8 in place (`ExactBytes`): the generic index walk of `String.UTF8View` cost several times as
 /// much (and a generic version, unspecialised across modules, made a one-thread scan 1.8 times slower).
 public enum FileNames {
     /// The lower-cased extension of a name: `Chess.APP` → `app`; nil for `Makefile`, `.hidden`, `a.`.
     public static func lowercasedExtension(_ name: String) -> String? {
         guard let ext = pathExtension(name) else { return nil }
         // Most extensions are lower-case ASCII already: no second string.
-        let plain = withBytes(ext) { bytes in !bytes.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } }
+        let plain = ExactBytes.withBytes(ext) { bytes in !bytes.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } }
         return plain ? ext : ext.lowercased()
     }
 
     /// The extension as written, or nil. A leading dot does not start an extension.
     public static func pathExtension(_ name: String) -> String? {
-        guard let dot = lastDot(name), dot + 1 < name.utf8.count else { return nil }
-        return slice(name, dot + 1..<name.utf8.count)
+        guard let dot = extensionDot(name) else { return nil }
+        return ExactBytes.slice(name, dot + 1..<name.utf8.count)
     }
 
     /// Whether two names are equal ignoring ASCII case (bundle markers are ASCII), without allocating.
@@ -93,7 +93,7 @@ public enum FileNames {
         let count = lowercasedASCII.utf8CodeUnitCount
         guard name.utf8.count == count else { return false }
         let pointer = lowercasedASCII.utf8Start
-        return withBytes(name) { bytes in
+        return ExactBytes.withBytes(name) { bytes in
             for index in 0..<count where folded(bytes[index]) != pointer[index] { return false }
             return true
         }
@@ -107,7 +107,7 @@ public enum FileNames {
     /// Whether a name is longer than `lowercasedSuffix` and ends in it, ASCII case folded, without
     /// allocating.
     public static func hasSuffixIgnoringASCIICase(_ name: String, _ lowercasedSuffix: [UInt8]) -> Bool {
-        withBytes(name) { bytes in
+        ExactBytes.withBytes(name) { bytes in
             guard bytes.count > lowercasedSuffix.count else { return false }
             let start = bytes.count - lowercasedSuffix.count
             for (offset, expected) in lowercasedSuffix.enumerated() where folded(bytes[start + offset]) != expected { return false }
@@ -117,35 +117,18 @@ public enum FileNames {
 
     /// The name without its extension: `Chess.mov.app` → `Chess.mov`.
     public static func stem(_ name: String) -> String {
-        guard pathExtension(name) != nil, let dot = lastDot(name) else { return name }
-        return slice(name, 0..<dot)
+        guard let dot = extensionDot(name) else { return name }
+        return ExactBytes.slice(name, 0..<dot)
     }
 
-    /// `body` over the name's UTF-8, in place for a native string.
+    /// ASCII case folded.
     @inlinable
-    public static func withBytes<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let result = name.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(name.utf8).withUnsafeBufferPointer(body)
-    }
+    public static func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
 
-    @inline(__always)
-    static func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-
-    /// The offset of the last dot, when it is not the first byte.
-    private static func lastDot(_ name: String) -> Int? {
-        withBytes(name) { bytes in
-            var index = bytes.count
-            while index > 1 {
-                index -= 1
-                if bytes[index] == UInt8(ascii: ".") { return index }
-            }
-            return nil
-        }
-    }
-
-    /// The bytes `range` of a name, cut next to a dot (a scalar boundary).
-    private static func slice(_ name: String, _ range: Range<Int>) -> String {
-        withBytes(name) { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    /// The offset of the dot that starts the extension: the last dot, when it is neither the first
+    /// byte nor the last.
+    private static func extensionDot(_ name: String) -> Int? {
+        ExactBytes.lastOffset(of: UInt8(ascii: "."), in: name).flatMap { $0 == 0 || $0 + 1 == name.utf8.count ? nil : $0 }
     }
 }
 
