@@ -164,6 +164,25 @@ extension MountedViewTests {
             #expect(after["symbolFileFind"]! - before["symbolFileFind"]! == 2)
         }
 
+        /// A walk lists each subfolder next (`ls -R`): listing a layout's folder makes its
+        /// subfolders' listings ahead, their files found (opened and checked) then, and the
+        /// listing of each is that one, with no file looked for again on the way.
+        @Test func aWalksNextListingsAreMadeAhead() throws {
+            let view = try fixture.mount(languages: "en")
+            let counter = try DaemonCounter(view)
+            let group = view.path(".bundlefs/symbols/unified/" + Self.hex(armUUID).prefix(2))
+            let before = try counter.read()
+            let subfolders = try listing(group)
+            #expect(subfolders.contains(String(Self.hex(armUUID).dropFirst(2))))
+            try poll(timeout: 30, "the subfolders' listings made ahead") { try counter.read()["readAhead"]! - before["readAhead"]! >= subfolders.count }
+            let ahead = try counter.read()
+            #expect(try listing("\(group)/\(Self.hex(armUUID).dropFirst(2))") == ["debuginfo", "executable"])
+            let after = try counter.read()
+            #expect(after["readAheadUsed"]! - ahead["readAheadUsed"]! == 1)
+            #expect(after["listing"]! - ahead["listing"]! == 1)
+            #expect(after["symbolFileFind"]! == ahead["symbolFileFind"]!, "a file was looked for again")
+        }
+
         @Test func aSecondUserReadsOnlyWhatTheyCouldReadInSource() throws {
             let user = try SystemUser()
             let view = try fixture.mount(languages: "en", arguments: ["--allow-other"])

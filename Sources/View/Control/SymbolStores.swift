@@ -102,17 +102,29 @@ final class SymbolStores: Sendable {
         }
     }
 
+    /// Counts the updates that touched anything kept: an answer made at one count is not given
+    /// at another (`ReadAhead`).
+    var generation: Int { kept.withLock { $0.generation } }
+
     /// A directory's entries in byte order. Files are listed only when they can be served.
     func children(of path: SymbolPath) -> [Child] {
+        children(of: path, readingCatalogue: true) ?? []
+    }
+
+    /// The same; without `readingCatalogue`, nil when answering would need a catalogue query (a
+    /// listing made ahead only reads a range a listing above it has read).
+    func children(of path: SymbolPath, readingCatalogue: Bool) -> [Child]? {
         guard let layout = path.layout else {
             return SymbolLayout.allCases.map { .directory($0.rawValue, SymbolPath(layout: $0, components: [])) }
         }
         if path.depth == 0 {
+            guard readingCatalogue else { return nil }
             return top(layout).values.sorted().map { .directory($0, path.appending($0)) }
         }
         let depth = path.depth, folded = path.folded
+        guard let range = range(path.keyPrefix, readingCatalogue: readingCatalogue) else { return nil }
         var children: [String: Child] = [:]
-        for (key, keyMatches) in range(path.keyPrefix) {
+        for (key, keyMatches) in range {
             guard let format = keyMatches.first?.slice.format else { continue }
             for role in SymbolLayout.Role.allCases {
                 let full = layout.components(of: SymbolLayout.Entry(key: key, role: role), format: format)
@@ -222,7 +234,19 @@ final class SymbolStores: Sendable {
     /// directories asks the catalogue no more (256 queries for all of `native`'s 23,000 top-level
     /// directories at 30,000 UUIDs, not one each).
     private func range(_ prefix: String) -> [String: [DebugSymbols.Match]] {
-        let group = group(String(prefix.prefix(2)))
+        range(prefix, readingCatalogue: true) ?? [:]
+    }
+
+    /// The same; nil, without `readingCatalogue`, when the group is not kept.
+    private func range(_ prefix: String, readingCatalogue: Bool) -> [String: [DebugSymbols.Match]]? {
+        let name = String(prefix.prefix(2))
+        let group: [KeyMatches]
+        if readingCatalogue {
+            group = self.group(name)
+        } else {
+            guard let kept = kept.withLock({ $0.groups.value(for: name) }) else { return nil }
+            group = kept
+        }
         // Keys are ASCII: ordered as strings, they are in byte order, and those with a prefix adjoin.
         var low = 0, high = group.count
         while low < high {

@@ -138,7 +138,8 @@ extension ViewFileSystem {
             return DirectorySnapshot(items: files + info, path: nil, childKind: .raw)
         case .symbols:
             guard case let .symbolPath(path) = directory.detail else { throw .notFound }
-            let items = symbols.children(of: path).map { child in
+            let listing = symbolListing(path)
+            let items = listing.children.map { child in
                 var item = switch child {
                 case let .directory(name, path): Self.item(FileName(name), .synthesized(.symbols, detail: .symbolPath(path)))
                 case let .file(name, file, _, _): DirectorySnapshot.Item(name: FileName(name), type: .regular, inode: file.inode)
@@ -146,7 +147,7 @@ extension ViewFileSystem {
                 item.found = .symbol(child)
                 return item
             }
-            return DirectorySnapshot(items: items, path: nil, childKind: .raw)
+            return DirectorySnapshot(items: items, path: nil, childKind: .raw, lookups: listing.lookups)
         case .package, .info, .icon, .uuidInfo, .symbolFile:
             throw ViewError(code: ENOTDIR)
         }

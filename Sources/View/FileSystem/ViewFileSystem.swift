@@ -71,6 +71,8 @@ final class ViewFileSystem: Sendable {
     let views: BundleViews
     let uuids: UUIDViews
     let symbols: SymbolStores
+    /// The symbol stores' directories a walk lists next, made ahead (`ViewSymbols`).
+    let symbolReadAhead: ReadAhead<SymbolPath, SymbolListing>
     /// `user.bundle.default-application`'s answers, kept by question between updates.
     let defaultApplications: DefaultApplications
     let timeouts: ViewTimeouts
@@ -103,6 +105,8 @@ final class ViewFileSystem: Sendable {
         symbols = SymbolStores(source: source, catalogue: catalogue, requests: requests, refused: refused)
         defaultApplications = DefaultApplications(catalogue: catalogue, requests: requests)
         self.timeouts = timeouts
+        // Kept no longer than the kernel keeps a symbol file's attributes.
+        symbolReadAhead = ReadAhead(lifetime: timeouts.synthesized)
         self.logger = logger
     }
 

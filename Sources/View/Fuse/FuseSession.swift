@@ -62,8 +62,11 @@ final class FuseSession: @unchecked Sendable {
         stopping.withLock { loopThread = pthread_self() }
         // Only this thread takes the wake-up signal, which interrupts its read of /dev/fuse.
         Signals.acceptInterruptions(by: SIGUSR1)
+        // Every worker libfuse starts stays: with half allowed idle, a walk's one-at-a-time
+        // requests made it end a worker and start another, again and again (4,637 threads started
+        // in one `ls -R` of a symbol store whose listings were made ahead; 3 now).
         let result = threads > 1
-            ? bfs_fuse_loop_mt(handle, UInt32(threads), UInt32(max(1, threads / 2)), 0)
+            ? bfs_fuse_loop_mt(handle, UInt32(threads), UInt32(threads), 0)
             : fuse_session_loop(handle)
         stopping.withLock { loopFinished = true }
         stopping.broadcast()

@@ -18,6 +18,9 @@ final class RequestCounts: Sendable {
         /// READDIRs read it), and a symbol store's file looked for (opened and checked), so that
         /// a first listing's cost per entry can be counted.
         case listing, symbolFileFind
+        /// Not requests: a symbol store directory's listing made ahead (`ReadAhead`), and one
+        /// given to the request that asked for it.
+        case readAhead, readAheadUsed
         /// Not requests: notifications the daemon sent the kernel to forget a node's attributes,
         /// pages and listing (`inval_inode`), or a name in a directory (`inval_entry`).
         case invalidateInode, invalidateEntry
