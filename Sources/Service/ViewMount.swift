@@ -12,7 +12,8 @@ public struct MountSettings: Sendable {
     /// multithreaded one, which starts a thread only when every one is busy.
     public var threads = MountSettings.defaultThreads
     /// Several: one request that takes long (a huge package laid out, a listing of 50,000 UUIDs
-    /// after an update) must not hold up every other; serial work runs as fast (`make bench`).
+    /// after an update) must not hold up every other. They take over from one another only then
+    /// (`RelayLoop`), so serial work runs as on one thread.
     public static let defaultThreads = 4
     /// Let users other than the mounting one see the view (needs user_allow_other for non-root).
     public var allowOther = false

@@ -164,22 +164,27 @@ extension MountedViewTests {
             #expect(after["symbolFileFind"]! - before["symbolFileFind"]! == 2)
         }
 
-        /// A walk lists each subfolder next (`ls -R`): listing a layout's folder makes its
-        /// subfolders' listings ahead, their files found (opened and checked) then, and the
-        /// listing of each is that one, with no file looked for again on the way.
+        /// A walk lists each subfolder next (`ls -R`): listing a layout's folder of eight
+        /// subfolders or more makes their listings ahead, their files found (opened and checked)
+        /// then, and the listing of each is that one, with no file looked for again on the way.
         @Test func aWalksNextListingsAreMadeAhead() throws {
+            let ids = (0..<8).map { tool in [0xC3, UInt8(tool)] + (2..<20).map { UInt8($0) } }
+            for (tool, id) in ids.enumerated() {
+                fixture.tree.gnustepApp("Walk/Tool\(tool).app", info: ["NSExecutable": .string("Tool\(tool)"), "CFBundleIdentifier": .string("org.example.walk\(tool)")])
+                fixture.tree.file("Walk/Tool\(tool).app/Tool\(tool)", ELFImage(buildID: id).bytes(), mode: 0o755)
+            }
             let view = try fixture.mount(languages: "en")
             let counter = try DaemonCounter(view)
-            let group = view.path(".bundlefs/symbols/unified/" + Self.hex(armUUID).prefix(2))
+            let group = view.path(".bundlefs/symbols/unified/c3")
             let before = try counter.read()
             let subfolders = try listing(group)
-            #expect(subfolders.contains(String(Self.hex(armUUID).dropFirst(2))))
-            try poll(timeout: 30, "the subfolders' listings made ahead") { try counter.read()["readAhead"]! - before["readAhead"]! >= subfolders.count }
+            #expect(subfolders == ids.map { Self.hex(Array($0.dropFirst())) })
+            try poll(timeout: 30, "the subfolders' listings made ahead") { try counter.read()["readAhead"]! - before["readAhead"]! >= ids.count }
             let ahead = try counter.read()
-            #expect(try listing("\(group)/\(Self.hex(armUUID).dropFirst(2))") == ["debuginfo", "executable"])
+            for subfolder in subfolders { #expect(try listing("\(group)/\(subfolder)") == ["debuginfo", "executable"]) }
             let after = try counter.read()
-            #expect(after["readAheadUsed"]! - ahead["readAheadUsed"]! == 1)
-            #expect(after["listing"]! - ahead["listing"]! == 1)
+            #expect(after["readAheadUsed"]! - ahead["readAheadUsed"]! == ids.count)
+            #expect(after["listing"]! - ahead["listing"]! == ids.count)
             #expect(after["symbolFileFind"]! == ahead["symbolFileFind"]!, "a file was looked for again")
         }
 

@@ -23,6 +23,8 @@ final class FuseSession: @unchecked Sendable {
     private var loopThread: pthread_t?
     private let stopping = ConditionLock()
     private var loopFinished = false
+    /// The loop of several threads, whose reader a stop interrupts.
+    private var relay: RelayLoop?
     /// Keeps the file system alive for as long as libfuse holds a pointer to it.
     private let fileSystem: ViewFileSystem
 
@@ -62,12 +64,9 @@ final class FuseSession: @unchecked Sendable {
         stopping.withLock { loopThread = pthread_self() }
         // Only this thread takes the wake-up signal, which interrupts its read of /dev/fuse.
         Signals.acceptInterruptions(by: SIGUSR1)
-        // Every worker libfuse starts stays: with half allowed idle, a walk's one-at-a-time
-        // requests made it end a worker and start another, again and again (4,637 threads started
-        // in one `ls -R` of a symbol store whose listings were made ahead; 3 now).
-        let result = threads > 1
-            ? bfs_fuse_loop_mt(handle, UInt32(threads), UInt32(threads), 0)
-            : fuse_session_loop(handle)
+        let relay = threads > 1 ? RelayLoop(session: handle, maxThreads: threads) : nil
+        stopping.withLock { self.relay = relay }
+        let result = relay?.run() ?? fuse_session_loop(handle)
         stopping.withLock { loopFinished = true }
         stopping.broadcast()
         return result
@@ -81,7 +80,7 @@ final class FuseSession: @unchecked Sendable {
         guard let thread = stopping.withLock({ loopThread }) else { return }
         for _ in 0..<100 {
             if stopping.withLock({ loopFinished }) { return }
-            pthread_kill(thread, SIGUSR1)
+            if let relay = stopping.withLock({ relay }) { relay.interruptReader() } else { pthread_kill(thread, SIGUSR1) }
             _ = stopping.withLock { stopping.wait(seconds: 0.05) }
         }
     }
