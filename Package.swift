@@ -56,7 +56,6 @@ let package = Package(
         .target(name: "CSystemShims"),
         // libfuse 3's low-level API, from Debian's libfuse3-dev through pkg-config.
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
-        .target(name: "CFuseShims", dependencies: ["CFuse"]),
         // Icon images (BUNDLES.md section 8), from Debian's -dev packages; Docs/dependencies.md says why.
         .systemLibrary(name: "CIcns", pkgConfig: "libicns", providers: [.apt(["libicns-dev"])]),
         .systemLibrary(name: "CTiff", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
@@ -108,7 +107,7 @@ let package = Package(
         .target(
             name: "View",
             dependencies: [
-                "BundleModel", "CFuse", "CFuseShims", "Catalogue", "Codecs", "CompactStorage", "IconImages", "PaxTar", "SystemCalls",
+                "BundleModel", "CFuse", "Catalogue", "Codecs", "CompactStorage", "IconImages", "PaxTar", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,5 +1,4 @@
 import CFuse
-import CFuseShims
 import SystemCalls
 #if canImport(Glibc)
 import Glibc
