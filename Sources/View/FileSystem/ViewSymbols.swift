@@ -35,7 +35,8 @@ extension ViewFileSystem {
     /// below them, in the order a walk asks for them, when there are enough of them to be worth
     /// waking a thread for. `unified`'s folders of two digits hold about a hundred UUIDs' folders
     /// each at 30,000 UUIDs, whose files are found (opened and checked) ahead: a first `ls -R`
-    /// took 0.75 to 0.8 times as long. `native`'s hold one or two, each a chain four deep: made
+    /// took 0.87 to 0.98 times as long (three alternating rounds, on libfuse's loop of several
+    /// threads). `native`'s hold one or two, each a chain four deep: made
     /// ahead, they cost more processor time than they saved a walk (13.3 s against 12.2 to 13.0).
     private func readAhead(below listing: SymbolListing) {
         let below = listing.children.compactMap { child -> SymbolPath? in
