@@ -8,8 +8,8 @@ import Watcher
 /// How a view is mounted and kept current.
 public struct MountSettings: Sendable {
     public var languages: [LanguageTag] = []
-    /// Threads serving requests at most: 1 runs libfuse's single-threaded loop, more its
-    /// multithreaded one, which starts a thread only when every one is busy.
+    /// Threads serving requests at most: 1 runs libfuse's single-threaded loop, more `RelayLoop`,
+    /// which starts another only when a request has taken 20 ms.
     public var threads = MountSettings.defaultThreads
     /// Several: one request that takes long (a huge package laid out, a listing of 50,000 UUIDs
     /// after an update) must not hold up every other. They take over from one another only then

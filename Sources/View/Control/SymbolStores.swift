@@ -239,14 +239,7 @@ final class SymbolStores: Sendable {
 
     /// The same; nil, without `readingCatalogue`, when the group is not kept.
     private func range(_ prefix: String, readingCatalogue: Bool) -> [String: [DebugSymbols.Match]]? {
-        let name = String(prefix.prefix(2))
-        let group: [KeyMatches]
-        if readingCatalogue {
-            group = self.group(name)
-        } else {
-            guard let kept = kept.withLock({ $0.groups.value(for: name) }) else { return nil }
-            group = kept
-        }
+        guard let group = group(String(prefix.prefix(2)), readingCatalogue: readingCatalogue) else { return nil }
         // Keys are ASCII: ordered as strings, they are in byte order, and those with a prefix adjoin.
         var low = 0, high = group.count
         while low < high {
@@ -262,10 +255,12 @@ final class SymbolStores: Sendable {
     }
 
     /// A group's keys in order with their matches, from one range of the index; none while the
-    /// catalogue cannot be read.
-    private func group(_ name: String) -> [KeyMatches] {
+    /// catalogue cannot be read. Nil, without `readingCatalogue`, when it is not kept.
+    private func group(_ name: String, readingCatalogue: Bool) -> [KeyMatches]? {
         let (found, generation) = kept.withLock { ($0.groups.value(for: name), $0.generation) }
-        return found ?? read(group: name, generation: generation) ?? []
+        if let found { return found }
+        guard readingCatalogue else { return nil }
+        return read(group: name, generation: generation) ?? []
     }
 
     /// The one read of a group's range (for its directories and for the top-level names it

@@ -33,6 +33,13 @@ final class RelayLoop: @unchecked Sendable {
         var watchAsleep = false
         var exited = false
         var result: Int32 = 0
+
+        /// Counts a new worker; its id.
+        mutating func addWorker() -> Int {
+            workers += 1
+            nextWorker += 1
+            return nextWorker - 1
+        }
     }
 
     private let state = ConditionMutex(State())
@@ -53,11 +60,8 @@ final class RelayLoop: @unchecked Sendable {
     /// Serves until the session exits (`stop`, or an unmount), on the calling thread and those
     /// it starts; returns libfuse's result when every one has ended.
     func run() -> Int32 {
-        let first = state.withLock { state -> Int in
-            state.workers += 1
-            state.nextWorker += 1
-            return state.nextWorker - 1
-        }
+        let first = state.withLock { $0.addWorker() }
+        // Without a watch (no thread to spare), no request is handed on: one thread serves all.
         let watch = try? Threads.start(stackSize: 256 << 10) { [self] in watchReader() }
         work(first)
         state.withLock(when: { $0.workers == 0 }) { _ in }
@@ -152,9 +156,7 @@ final class RelayLoop: @unchecked Sendable {
                 state.reader = nil
                 state.busySince = nil
                 guard state.waiting == 0, state.workers < maxThreads else { return .handedOn }
-                state.workers += 1
-                state.nextWorker += 1
-                return .handedToNewWorker(state.nextWorker - 1)
+                return .handedToNewWorker(state.addWorker())
             }
             switch step {
             case .ended:
